@@ -1,0 +1,96 @@
+/**
+ * The app registry: keys, secrets and delivery settings in LMDB under DWELL_DATA_DIR. The HTTP
+ * thread verifies every request against it, so apps are also held in a Map; the store is the
+ * source of truth and writes go through it first.
+ */
+import { randomBytes } from 'node:crypto';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import path from 'node:path';
+import { DwellError } from '../errors.js';
+import type { AppRecord, CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
+import { checkDelivery } from './delivery-rules.js';
+
+export const DEFAULT_CONFIRM_DWELL_S = 300;
+
+export class AppRegistry {
+  private readonly root: RootDatabase;
+  private readonly db: Database<AppRecord, string>;
+  private readonly cache = new Map<string, AppRecord>();
+
+  constructor(dataDir: string, private readonly opts: { secretGraceS: number; allowPrivate: boolean }) {
+    this.root = open({ path: path.join(dataDir, 'apps.mdb'), compression: false });
+    this.db = this.root.openDB<AppRecord, string>({ name: 'apps' });
+    for (const { key, value } of this.db.getRange()) this.cache.set(key, value);
+  }
+
+  get(appKey: string): AppRecord | undefined {
+    return this.cache.get(appKey);
+  }
+
+  /** The secrets that sign valid requests now: the current one and any still in their grace period. */
+  liveSecrets(app: AppRecord, now = Date.now()): string[] {
+    return app.secrets.filter((s) => s.expires_at === null || s.expires_at > now).map((s) => s.value);
+  }
+
+  async create(input: CreateApp): Promise<{ app: AppRecord; secret: string }> {
+    const delivery = checkDelivery(input.delivery, this.opts.allowPrivate);
+    const now = new Date().toISOString();
+    const app: AppRecord = {
+      app_key: 'ak_' + randomBytes(12).toString('hex'),
+      name: input.name,
+      delivery,
+      confirm_dwell_s: input.confirm_dwell_s ?? DEFAULT_CONFIRM_DWELL_S,
+      secrets: [{ value: newSecret(), expires_at: null }],
+      created_at: now,
+      updated_at: now,
+    };
+    await this.save(app);
+    return { app, secret: app.secrets[0].value };
+  }
+
+  async update(appKey: string, patch: UpdateApp): Promise<AppRecord> {
+    const app = this.require(appKey);
+    const delivery: Delivery = patch.delivery ? checkDelivery(patch.delivery, this.opts.allowPrivate) : app.delivery;
+    const next: AppRecord = {
+      ...app,
+      name: patch.name ?? app.name,
+      delivery,
+      confirm_dwell_s: patch.confirm_dwell_s ?? app.confirm_dwell_s,
+      updated_at: new Date().toISOString(),
+    };
+    await this.save(next);
+    return next;
+  }
+
+  /** A new secret; the old ones keep working for the grace period, then are forgotten. */
+  async rotateSecret(appKey: string): Promise<string> {
+    const app = this.require(appKey);
+    const now = Date.now();
+    const graceEnd = now + this.opts.secretGraceS * 1000;
+    const kept = app.secrets
+      .map((s) => ({ value: s.value, expires_at: s.expires_at === null ? graceEnd : Math.min(s.expires_at, graceEnd) }))
+      .filter((s) => s.expires_at > now);
+    const secret = newSecret();
+    await this.save({ ...app, secrets: [{ value: secret, expires_at: null }, ...kept], updated_at: new Date(now).toISOString() });
+    return secret;
+  }
+
+  close(): Promise<void> {
+    return this.root.close();
+  }
+
+  private require(appKey: string): AppRecord {
+    const app = this.cache.get(appKey);
+    if (!app) throw new DwellError('not_found', `no app with key ${JSON.stringify(appKey)}`);
+    return app;
+  }
+
+  private async save(app: AppRecord): Promise<void> {
+    await this.db.put(app.app_key, app);
+    this.cache.set(app.app_key, app);
+  }
+}
+
+function newSecret(): string {
+  return randomBytes(32).toString('hex');
+}

@@ -1,0 +1,69 @@
+/**
+ * One validated, frozen configuration object (contract §6). Every setting comes from the
+ * environment or the same name as a --flag (PORT ↔ --port, DWELL_DATA_DIR ↔ --data-dir), and
+ * has a default so that `dwell serve` alone runs on the bundled sample venues.
+ */
+import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
+import path from 'node:path';
+
+export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+interface Setting<T> { env: string; doc: string; parse: (raw: string) => T; fallback: () => T }
+
+const int = (min: number, max: number) => (raw: string): number => {
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`expected an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return n;
+};
+const bool = (raw: string): boolean => {
+  if (/^(true|1|yes)$/i.test(raw)) return true;
+  if (/^(false|0|no|)$/i.test(raw)) return false;
+  throw new Error(`expected true or false, got ${JSON.stringify(raw)}`);
+};
+const str = (raw: string): string => raw;
+const dir = (raw: string): string => path.resolve(raw);
+
+const SETTINGS = {
+  port: { env: 'PORT', doc: 'HTTP port (0 picks a free one)', parse: int(0, 65535), fallback: () => 8080 },
+  host: { env: 'DWELL_HOST', doc: 'address to listen on', parse: str, fallback: () => '0.0.0.0' },
+  dataDir: { env: 'DWELL_DATA_DIR', doc: 'where apps, queues, user history and geofences are kept', parse: dir, fallback: () => path.resolve('var') },
+  venues: { env: 'DWELL_VENUES', doc: 'the venue store to serve (a directory made by `dwell import`)', parse: dir, fallback: () => path.join(PACKAGE_ROOT, 'data', 'monaco') },
+  adminToken: { env: 'DWELL_ADMIN_TOKEN', doc: 'bearer token of the admin API (unset: the admin API answers 401)', parse: str, fallback: () => '' },
+  postbackAllowPrivate: { env: 'DWELL_POSTBACK_ALLOW_PRIVATE', doc: 'let postback URLs reach loopback, private and link-local addresses', parse: bool, fallback: () => false },
+  workers: { env: 'DWELL_WORKERS', doc: 'detection worker threads', parse: int(1, 256), fallback: () => Math.max(1, availableParallelism()) },
+  maxQueue: { env: 'DWELL_MAX_QUEUE', doc: 'detections waiting for a worker before new ones are shed with 503', parse: int(1, 1_000_000), fallback: () => 2048 },
+  secretGraceS: { env: 'DWELL_SECRET_GRACE_S', doc: 'seconds an old app secret keeps working after rotate-secret', parse: int(0, 31_536_000), fallback: () => 86_400 },
+  drainTimeoutMs: { env: 'DWELL_DRAIN_TIMEOUT_MS', doc: 'how long SIGTERM waits for in-flight requests', parse: int(0, 600_000), fallback: () => 10_000 },
+  storePollMs: { env: 'DWELL_STORE_POLL_MS', doc: 'how often the venue store is checked for a newer import', parse: int(100, 3_600_000), fallback: () => 2_000 },
+  logLevel: { env: 'DWELL_LOG_LEVEL', doc: 'debug, info, warn or error', parse: (raw: string) => {
+    if (!['debug', 'info', 'warn', 'error'].includes(raw)) throw new Error(`expected debug, info, warn or error, got ${JSON.stringify(raw)}`);
+    return raw as 'debug' | 'info' | 'warn' | 'error';
+  }, fallback: () => 'info' as const },
+} satisfies Record<string, Setting<unknown>>;
+
+type Settings = typeof SETTINGS;
+export type Config = Readonly<{ [K in keyof Settings]: ReturnType<Settings[K]['fallback']> }>;
+
+/** `DWELL_DATA_DIR` ↔ `--data-dir`, `PORT` ↔ `--port`. */
+export const flagName = (env: string) => '--' + env.replace(/^DWELL_/, '').toLowerCase().replace(/_/g, '-');
+
+export function loadConfig(flags: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): Config {
+  const out: Record<string, unknown> = {};
+  for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
+    const raw = flags[flagName(s.env)] ?? env[s.env];
+    try {
+      out[key] = raw === undefined ? s.fallback() : s.parse(raw);
+    } catch (err) {
+      throw new Error(`setting ${s.env} (${flagName(s.env)}): ${(err as Error).message}`);
+    }
+  }
+  return Object.freeze(out) as Config;
+}
+
+/** The settings table for `dwell --help` and the README. */
+export function describeSettings(): string {
+  return Object.values(SETTINGS as Record<string, Setting<unknown>>)
+    .map((s) => `  ${s.env.padEnd(30)} ${flagName(s.env).padEnd(26)} ${s.doc}`)
+    .join('\n');
+}

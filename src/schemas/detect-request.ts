@@ -1,0 +1,86 @@
+/**
+ * The detection request (interface 2.1–2.5, contract §2). One schema serves validation
+ * (compiled once), the TypeScript types and the docs. Rules that a JSON Schema cannot say
+ * (time ranges, unique ids, totals) live in `validate-detect.ts`.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+export const LIMITS = Object.freeze({
+  events: 10,
+  signals: 5000,
+  wifiScan: 200,
+  customDataBytes: 4096,
+});
+
+/** ISO-8601 date-time with seconds optional, fraction optional and a zone (`Z` or ±hh:mm). */
+export const ISO_TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})$';
+const Timestamp = Type.String({ pattern: ISO_TIMESTAMP, description: 'ISO-8601 with a zone offset' });
+const Bssid = Type.String({ pattern: '^[0-9A-Fa-f]{2}(:[0-9A-Fa-f]{2}){5}$' });
+
+export const Location = Type.Object({
+  lat: Type.Number({ minimum: -90, maximum: 90 }),
+  long: Type.Number({ minimum: -180, maximum: 180 }),
+  accuracy: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
+  speed: Type.Optional(Type.Number({ minimum: -1 })),
+  altitude: Type.Optional(Type.Number()),
+});
+
+export const ActiveWifi = Type.Object({
+  ssid: Type.Optional(Type.String()),
+  bssid: Type.Optional(Bssid),
+  strength: Type.Optional(Type.Integer({ maximum: 0 })),
+});
+
+export const ScanEntry = Type.Object({
+  ssid: Type.Optional(Type.String()),
+  bssid: Type.Optional(Bssid),
+  strength: Type.Optional(Type.Integer({ maximum: 0 })),
+  age: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
+export const Signal = Type.Object({
+  timestamp: Timestamp,
+  location: Type.Optional(Location),
+  active_wifi: Type.Optional(ActiveWifi),
+  wifi_scan: Type.Optional(Type.Array(ScanEntry, { maxItems: LIMITS.wifiScan })),
+});
+
+export const Event = Type.Object({
+  event_id: Type.String({ minLength: 1 }),
+  type: Type.Union([Type.Literal('visit'), Type.Literal('transit')]),
+  start_time: Timestamp,
+  end_time: Timestamp,
+  data: Type.Array(Signal, { maxItems: LIMITS.signals }),
+});
+
+const common = {
+  request_id: Type.Optional(Type.String()),
+  advertising_id: Type.Optional(Type.String()),
+  user_id: Type.Optional(Type.String()),
+  sdk_version: Type.Optional(Type.String()),
+  hosting_app: Type.Optional(Type.String()),
+  os: Type.Optional(Type.Union([Type.Literal('Android'), Type.Literal('iOS')])),
+  os_version: Type.Optional(Type.String()),
+  device_model: Type.Optional(Type.String()),
+  device_brand: Type.Optional(Type.String()),
+  gender: Type.Optional(Type.Union([Type.Literal('M'), Type.Literal('F'), Type.Literal('O')])),
+  yob: Type.Optional(Type.Integer({ minimum: 1000, maximum: 9999 })),
+  custom_data: Type.Optional(Type.Object({})),
+};
+
+export const StructuredRequest = Type.Object({
+  ...common,
+  events: Type.Array(Event, { maxItems: LIMITS.events }),
+});
+
+export const UnstructuredRequest = Type.Object({
+  ...common,
+  data: Type.Array(Signal, { maxItems: LIMITS.signals }),
+});
+
+export type Location = Static<typeof Location>;
+export type Signal = Static<typeof Signal>;
+export type Event = Static<typeof Event>;
+export type StructuredRequest = Static<typeof StructuredRequest>;
+export type UnstructuredRequest = Static<typeof UnstructuredRequest>;
+export type DetectRequest = StructuredRequest | UnstructuredRequest;

@@ -1,0 +1,110 @@
+/**
+ * Validation of a parsed detection body: the TypeBox schema first (its first error, with its
+ * JSON Pointer), then the rules of contract §2 that a schema cannot express.
+ */
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import { DwellError, invalid } from '../errors.js';
+import {
+  LIMITS, StructuredRequest, UnstructuredRequest,
+  type DetectRequest, type Signal,
+} from './detect-request.js';
+
+const structured = TypeCompiler.Compile(StructuredRequest);
+const unstructured = TypeCompiler.Compile(UnstructuredRequest);
+
+export type ValidRequest =
+  | { kind: 'structured'; body: StructuredRequest }
+  | { kind: 'unstructured'; body: UnstructuredRequest };
+
+export function validateDetect(body: unknown, now = Date.now()): ValidRequest {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw invalid('', `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
+  }
+  const hasEvents = 'events' in body, hasData = 'data' in body;
+  if (hasEvents === hasData) {
+    throw invalid('', hasEvents
+      ? 'a request has either "events" (structured) or "data" (unstructured), not both'
+      : 'a request needs "events" (structured) or "data" (unstructured)');
+  }
+  const checker = hasEvents ? structured : unstructured;
+  const first = checker.Errors(body).First();
+  if (first) throw invalid(first.path, `${describe(first.path)}: ${explain(first.path, first.message)}, got ${show(first.value)}`);
+
+  const req = body as DetectRequest;
+  checkCommon(req, now);
+  if ('events' in req) {
+    const seen = new Set<string>();
+    let total = 0;
+    req.events.forEach((ev, i) => {
+      const at = `/events/${i}`;
+      if (seen.has(ev.event_id)) throw invalid(`${at}/event_id`, `event_id "${ev.event_id}" appears twice in the request`);
+      seen.add(ev.event_id);
+      const start = parseTime(ev.start_time, `${at}/start_time`);
+      const end = parseTime(ev.end_time, `${at}/end_time`);
+      if (start > end) throw invalid(`${at}/end_time`, `end_time ${ev.end_time} is before start_time ${ev.start_time}`);
+      total += ev.data.length;
+      if (total > LIMITS.signals) throw invalid(`${at}/data`, `a request carries at most ${LIMITS.signals} signals`);
+      ev.data.forEach((s, j) => {
+        const t = checkSignal(s, `${at}/data/${j}`);
+        if (t < start || t > end) {
+          throw invalid(`${at}/data/${j}/timestamp`, `signal time ${s.timestamp} is outside its event (${ev.start_time} to ${ev.end_time})`);
+        }
+      });
+    });
+    return { kind: 'structured', body: req };
+  }
+  req.data.forEach((s, j) => checkSignal(s, `/data/${j}`));
+  return { kind: 'unstructured', body: req };
+}
+
+function checkCommon(req: DetectRequest, now: number): void {
+  if (req.yob !== undefined && req.yob > new Date(now).getUTCFullYear()) {
+    throw invalid('/yob', `yob ${req.yob} is in the future`);
+  }
+  if (req.custom_data !== undefined) {
+    const bytes = Buffer.byteLength(JSON.stringify(req.custom_data));
+    if (bytes > LIMITS.customDataBytes) {
+      throw invalid('/custom_data', `custom_data is at most ${LIMITS.customDataBytes} bytes as JSON, got ${bytes}`);
+    }
+  }
+}
+
+function checkSignal(s: Signal, at: string): number {
+  if (!s.location && !s.active_wifi && !s.wifi_scan) {
+    throw invalid(at, 'a signal carries at least one of location, active_wifi, wifi_scan');
+  }
+  const speed = s.location?.speed;
+  if (speed !== undefined && speed < 0 && speed !== -1) {
+    throw invalid(`${at}/location/speed`, `speed is ≥ 0, or exactly -1 when unknown; got ${speed}`);
+  }
+  return parseTime(s.timestamp, `${at}/timestamp`);
+}
+
+/** Milliseconds since the epoch of an ISO-8601 timestamp the schema has already shaped. */
+export function parseTime(value: string, path: string): number {
+  const t = Date.parse(value);
+  if (!Number.isFinite(t)) throw invalid(path, `not a valid ISO-8601 timestamp: ${JSON.stringify(value)}`);
+  return t;
+}
+
+/** TypeBox says "expected string to match '<regex>'"; a customer needs the rule in words. */
+function explain(path: string, message: string): string {
+  if (/(timestamp|start_time|end_time)$/.test(path) && message.includes('match')) {
+    return 'expected an ISO-8601 timestamp with a zone offset, like 2024-05-06T07:28:00+01:00';
+  }
+  if (path.endsWith('bssid') && message.includes('match')) return 'expected six hex pairs separated by colons';
+  return message;
+}
+
+function describe(path: string): string {
+  return path === '' ? 'request' : path.slice(path.lastIndexOf('/') + 1);
+}
+
+function show(value: unknown): string {
+  if (value === undefined) return 'nothing';
+  if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  const s = JSON.stringify(value);
+  return s === undefined ? String(value) : s.length > 60 ? s.slice(0, 57) + '...' : s;
+}
+
+export { DwellError };

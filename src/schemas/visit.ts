@@ -1,0 +1,97 @@
+/**
+ * What detection answers (interface 2.6–2.8, contract §2): the visit object, the synchronous
+ * response and the trigger response. Types for the code, schemas for the docs and the tests.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+
+const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
+
+export const Address = Type.Object({
+  street_address: Type.Optional(Type.String()),
+  city: Type.Optional(Type.String()),
+  state: Type.Optional(Type.String()),
+  country: Type.Optional(Type.String()),
+  postal_code: Type.Optional(Type.String()),
+  formatted_city: Type.Optional(Type.String()),
+  formatted_address: Type.Optional(Type.String()),
+});
+
+export const VenueInfo = Type.Object({
+  id: Type.String(),
+  name: Type.String(),
+  category: Type.String(),
+  sub_category: Type.String(),
+  probability: Type.Number({ minimum: 0, maximum: 1 }),
+});
+
+export const Geolocation = Type.Object({ lat: Type.Number(), long: Type.Number(), accuracy: Type.Number() });
+
+export const Place = Type.Object({
+  id: Type.Optional(Type.String()),
+  type: Type.Optional(Type.String()),
+  type_id: Type.Optional(Type.Integer()),
+  estimated_address: Address,
+  estimated_geolocation: Geolocation,
+  venue_info: Type.Optional(VenueInfo),
+  venues: Type.Optional(Type.Array(VenueInfo)),
+  first_visit_time: Type.Optional(Type.String()),
+  last_visit_time: Type.Optional(Type.String()),
+});
+
+export const Visit = Type.Object({
+  id: Type.String(),
+  event_type: Type.Union([Type.Literal('visit'), Type.Literal('transit')]),
+  is_confirmed: Type.Boolean(),
+  start_time: Type.String(),
+  end_time: Type.Optional(Type.String()),
+  place_id: Nullable(Type.String()),
+  place: Type.Union([Place, Type.Null()]),
+});
+
+export const GeofenceEvent = Type.Object({
+  type: Type.Union([Type.Literal('entry'), Type.Literal('exit')]),
+  geofence_id: Type.String(),
+  tag: Type.Union([Type.String(), Type.Null()]),
+  push_text: Type.Union([Type.String(), Type.Null()]),
+  timestamp: Type.String(),
+  location: Type.Object({ lat: Type.Number(), long: Type.Number(), accuracy: Type.Optional(Type.Number()) }),
+});
+
+export const SyncItem = Type.Object({
+  event_id: Type.Optional(Type.String()),
+  visit: Visit,
+});
+
+export const SyncResponse = Type.Object({
+  data: Type.Array(SyncItem),
+  geofence_events: Type.Optional(Type.Array(GeofenceEvent)),
+  result: Type.Literal('SUCCESS'),
+});
+
+export const UserInfo = Type.Object({
+  user_id: Type.Union([Type.String(), Type.Null()]),
+  device_id: Type.Union([Type.String(), Type.Null()]),
+  app_key: Type.String(),
+  custom_data: Type.Union([Type.Object({}), Type.Null()]),
+});
+
+export const Trigger = Type.Object({
+  data: Type.Object({
+    id: Type.String(),
+    request_id: Type.String(),
+    event_id: Type.Optional(Type.String()),
+    user_info: UserInfo,
+    visit: Type.Optional(Visit),
+    geofence_event: Type.Optional(GeofenceEvent),
+  }),
+  result: Type.Literal('SUCCESS'),
+});
+
+export type Address = Static<typeof Address>;
+export type VenueInfo = Static<typeof VenueInfo>;
+export type Place = Static<typeof Place>;
+export type Visit = Static<typeof Visit>;
+export type SyncItem = Static<typeof SyncItem>;
+export type SyncResponse = Static<typeof SyncResponse>;
+export type Trigger = Static<typeof Trigger>;
+export type GeofenceEvent = Static<typeof GeofenceEvent>;

@@ -1,0 +1,83 @@
+/**
+ * The admin API (contract §6): apps and their deliveries, behind a bearer token. With no token
+ * configured every admin call answers 401, so a forgotten setting never opens it.
+ */
+import { timingSafeEqual, createHash } from 'node:crypto';
+import { TypeCompiler } from '@sinclair/typebox/compiler';
+import type { TSchema } from '@sinclair/typebox';
+import { DwellError } from '../errors.js';
+import type { AppRegistry } from '../apps/registry.js';
+import { CreateApp, UpdateApp, publicApp } from '../schemas/app.js';
+import type { Outbox } from '../delivery/outbox.js';
+import { readBody } from './body.js';
+import type { Exchange, Reply } from './reply.js';
+
+export interface AdminDeps { apps: AppRegistry; outbox: Outbox; token: string }
+
+export type AdminHandler = (deps: AdminDeps, params: Record<string, string>, body: unknown, ex: Exchange) => Promise<Reply> | Reply;
+
+const digest = (s: string) => createHash('sha256').update(s).digest();
+
+export function checkBearer(ex: Exchange, token: string): void {
+  const given = /^Bearer (.+)$/i.exec(ex.header('authorization'))?.[1];
+  if (!given) throw new DwellError('missing_auth', 'the admin API needs Authorization: Bearer <DWELL_ADMIN_TOKEN>');
+  // Hash both sides so the comparison is constant-time whatever the lengths.
+  if (!token || !timingSafeEqual(digest(given), digest(token))) throw new DwellError('invalid_signature', 'the admin token is not valid');
+}
+
+/** Must be called synchronously from the uWS handler (the body callback is attached here). */
+export function handleAdmin(ex: Exchange, deps: AdminDeps, params: Record<string, string>, handler: AdminHandler): void {
+  try {
+    checkBearer(ex, deps.token);
+  } catch (err) {
+    ex.fail(err, true);
+    return;
+  }
+  const body = ex.method === 'GET' ? Promise.resolve(null) : readBody(ex.res, Number(ex.header('content-length') || 0), 64 << 10).then((b) => parseJson(b.bytes));
+  body.then((b) => handler(deps, params, b, ex)).then((r) => ex.send(r), (err) => ex.fail(err));
+}
+
+function parseJson(bytes: Buffer): unknown {
+  if (bytes.length === 0) return {};
+  try {
+    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
+  } catch (err) {
+    throw new DwellError('invalid_json', `the body is not valid JSON (${(err as Error).message})`);
+  }
+}
+
+function check<T>(schema: TSchema, value: unknown): T {
+  const first = TypeCompiler.Compile(schema).Errors(value).First();
+  if (first) throw new DwellError('invalid_request', `${first.path || 'body'}: ${first.message}`, first.path);
+  return value as T;
+}
+
+export const adminRoutes: Array<[string, string, AdminHandler]> = [
+  ['POST', '/admin/apps', async ({ apps }, _p, body) => {
+    const { app, secret } = await apps.create(check<CreateApp>(CreateApp, body));
+    return { status: 201, body: { ...publicApp(app), app_secret: secret } };
+  }],
+  ['GET', '/admin/apps/:key', ({ apps }, p) => {
+    const app = apps.get(p.key);
+    if (!app) throw new DwellError('not_found', `no app with key ${JSON.stringify(p.key)}`);
+    return { status: 200, body: publicApp(app) };
+  }],
+  ['PATCH', '/admin/apps/:key', async ({ apps }, p, body) => {
+    const app = await apps.update(p.key, check<UpdateApp>(UpdateApp, body));
+    return { status: 200, body: publicApp(app) };
+  }],
+  ['POST', '/admin/apps/:key/rotate-secret', async ({ apps }, p) => {
+    return { status: 200, body: { app_secret: await apps.rotateSecret(p.key) } };
+  }],
+  ['GET', '/admin/apps/:key/deliveries', ({ apps, outbox }, p, _b, ex) => {
+    if (!apps.get(p.key)) throw new DwellError('not_found', `no app with key ${JSON.stringify(p.key)}`);
+    const status = new URLSearchParams(ex.query).get('status') ?? 'pending';
+    if (status !== 'pending' && status !== 'dead') throw new DwellError('invalid_request', `status is pending or dead, got ${JSON.stringify(status)}`, '/status');
+    const entries = outbox.list(p.key, status);
+    return { status: 200, body: { status, count: entries.length, deliveries: entries } };
+  }],
+  ['POST', '/admin/apps/:key/deliveries/replay', async ({ apps, outbox }, p) => {
+    if (!apps.get(p.key)) throw new DwellError('not_found', `no app with key ${JSON.stringify(p.key)}`);
+    return { status: 200, body: { replayed: await outbox.replayDead(p.key) } };
+  }],
+];

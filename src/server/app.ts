@@ -1,0 +1,126 @@
+/**
+ * The uWebSockets.js shell: routes to handlers, health, readiness and metrics, and a SIGTERM
+ * drain. No business logic lives here.
+ */
+import uWS from 'uWebSockets.js';
+import type { Config } from '../config.js';
+import { DwellError } from '../errors.js';
+import { log } from '../log.js';
+import { AppRegistry } from '../apps/registry.js';
+import { Outbox } from '../delivery/outbox.js';
+import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
+import { ReplayCache } from './auth.js';
+import { Metrics } from './metrics.js';
+import { DetectPool } from './pool.js';
+import { Exchange, type Reply } from './reply.js';
+import { Router } from './router.js';
+import { handleSigned } from './signed.js';
+import { checkMediaType, detectHandler } from './detect-route.js';
+import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
+
+type Handler = (ex: Exchange, params: Record<string, string>) => void;
+
+export interface Server {
+  port: number;
+  /** Stops taking requests, lets in-flight ones finish (up to the drain timeout), then closes. */
+  close(): Promise<void>;
+}
+
+export async function startServer(config: Config): Promise<Server> {
+  const metrics = new Metrics();
+  const apps = new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
+  const outbox = new Outbox(config.dataDir);
+  const replays = new ReplayCache();
+  const pool = new DetectPool(config.workers, config.maxQueue);
+
+  let store: StoreHandle | null = null;
+  let draining = false;
+  let inflight = 0;
+  let idle: (() => void) | null = null;
+
+  const stopWatching = watchStore(config.venues, (h) => {
+    log.info('venue store swapped in', { store: h.id, venues: h.count });
+    store = h;
+  }, config.storePollMs);
+  loadStore(config.venues).then((h) => {
+    store ??= h;
+    log.info('venue store loaded', { store: h.id, venues: h.count, dir: h.dir });
+  }, (err) => log.error('venue store failed to load', { dir: config.venues, error: String(err?.message ?? err) }));
+
+  metrics.gauge('dwell_detect_queue_depth', 'detections waiting for a worker', () => pool.queued);
+  metrics.gauge('dwell_outbox_depth', 'triggers in the outbox (pending and dead)', () => outbox.depth());
+  metrics.gauge('dwell_inflight_requests', 'requests being handled', () => inflight);
+  metrics.gauge('dwell_venues', 'venues in the served store', () => store?.count ?? 0);
+
+  const signed = { apps, replays };
+  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics };
+  const adminDeps = { apps, outbox, token: config.adminToken };
+  const json = (ex: Exchange, r: Reply) => ex.send(r);
+
+  const router = new Router<Handler>()
+    .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
+    .add('GET', '/readyz', (ex) => json(ex, store && !draining
+      ? { status: 200, body: { status: 'ready', venues: store.count, store: store.id } }
+      : { status: 503, body: new DwellError('unavailable', draining ? 'draining' : 'the venue store is still loading').toJSON(), headers: { 'Retry-After': '2' } }))
+    .add('GET', '/metrics', (ex) => json(ex, { status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }))
+    .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
+  for (const [method, pattern, h] of adminRoutes) {
+    router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
+  }
+
+  const app = uWS.App().any('/*', (res, req) => {
+    let route = 'unmatched';
+    let match;
+    try {
+      match = router.match(req.getCaseSensitiveMethod().toUpperCase(), req.getUrl());
+      route = match.route;
+    } catch { /* answered below, once the exchange exists */ }
+    inflight++;
+    const ex = new Exchange(res, req, route, metrics, () => {
+      if (--inflight === 0 && idle) idle();
+    });
+    if (draining) return ex.fail(new DwellError('unavailable', 'the server is shutting down', undefined, 1), true);
+    if (!match) {
+      try {
+        router.match(ex.method, ex.url);
+      } catch (err) {
+        const allow = (err as { allow?: string }).allow;
+        const e = err as DwellError;
+        return ex.send({ status: e.status, body: e.toJSON(), headers: allow ? { Allow: allow } : {} }, true);
+      }
+    }
+    try {
+      match!.handler(ex, match!.params);
+    } catch (err) {
+      ex.fail(err, true);
+    }
+  });
+
+  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
+    app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`))));
+  });
+  const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
+  log.info('listening', { port, host: config.host, workers: config.workers, data_dir: config.dataDir });
+
+  return {
+    port,
+    async close() {
+      if (draining) return;
+      draining = true;
+      uWS.us_listen_socket_close(listenSocket);
+      log.info('draining', { inflight });
+      if (inflight > 0) {
+        await new Promise<void>((resolve) => {
+          idle = resolve;
+          setTimeout(resolve, config.drainTimeoutMs).unref();
+        });
+      }
+      stopWatching();
+      replays.close();
+      await pool.close();
+      await outbox.close();
+      await apps.close();
+      log.info('stopped', { inflight });
+    },
+  };
+}

@@ -1,0 +1,85 @@
+/**
+ * Request signing (contract §1). The headers are checked as soon as they arrive; the signature
+ * once the last raw byte is in, before anything is inflated or parsed, so an unsigned gzip bomb
+ * costs nothing but its upload.
+ */
+import { createHmac, timingSafeEqual } from 'node:crypto';
+import { DwellError } from '../errors.js';
+import type { AppRecord } from '../schemas/app.js';
+import type { AppRegistry } from '../apps/registry.js';
+
+export const STALE_AFTER_S = 300;
+
+export interface AuthHeaders { appKey: string; timestamp: string; signature: string }
+
+/** Resolves the app and checks the clock; the body's hash is not known yet. */
+export function checkHeaders(h: AuthHeaders, apps: AppRegistry, now = Date.now()): AppRecord {
+  if (!h.appKey || !h.timestamp || !h.signature) {
+    const missing = [!h.appKey && 'X-App-Key', !h.timestamp && 'X-Timestamp', !h.signature && 'X-Signature'].filter(Boolean);
+    throw new DwellError('missing_auth', `missing ${missing.join(', ')} header${missing.length > 1 ? 's' : ''}`);
+  }
+  if (!/^\d{1,12}$/.test(h.timestamp)) {
+    throw new DwellError('missing_auth', `X-Timestamp is Unix time in whole seconds, got ${JSON.stringify(h.timestamp.slice(0, 40))}`);
+  }
+  const app = apps.get(h.appKey);
+  if (!app) throw new DwellError('unknown_app', 'unknown app key');
+  if (Math.abs(now / 1000 - Number(h.timestamp)) > STALE_AFTER_S) {
+    throw new DwellError('stale_timestamp', `X-Timestamp is more than ${STALE_AFTER_S} s from server time (${Math.floor(now / 1000)})`);
+  }
+  return app;
+}
+
+export function stringToSign(timestamp: string, method: string, pathAndQuery: string, bodySha256Hex: string): string {
+  return `${timestamp}\n${method.toUpperCase()}\n${pathAndQuery}\n${bodySha256Hex}`;
+}
+
+export function sign(secret: string, text: string): string {
+  return createHmac('sha256', secret).update(text).digest('hex');
+}
+
+/** Constant-time check against every live secret of the app (old ones during rotation grace). */
+export function checkSignature(secrets: string[], text: string, signature: string): void {
+  const given = /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : null;
+  let ok = false;
+  for (const secret of secrets) {
+    const want = createHmac('sha256', secret).update(text).digest();
+    // Compare every secret, even after a match, so timing does not tell which one matched.
+    if (given && timingSafeEqual(want, given)) ok = true;
+  }
+  if (!ok) throw new DwellError('invalid_signature', 'X-Signature does not match the request');
+}
+
+/**
+ * Signatures seen within the stale window, per app. A signature can only be replayed while its
+ * timestamp is fresh, so each entry lives until its timestamp leaves the window.
+ */
+export class ReplayCache {
+  private readonly seen = new Map<string, number>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(sweepMs = 10_000) {
+    this.timer = setInterval(() => this.sweep(), sweepMs);
+    this.timer.unref();
+  }
+
+  /** Records the signature; throws if it was already seen and is still fresh. */
+  claim(appKey: string, signature: string, timestampS: number, now = Date.now()): void {
+    const key = appKey + ':' + signature;
+    const until = (timestampS + STALE_AFTER_S) * 1000;
+    const prev = this.seen.get(key);
+    if (prev !== undefined && prev >= now) throw new DwellError('replayed_request', 'this signature was already used; sign each request with a fresh timestamp');
+    this.seen.set(key, until);
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  sweep(now = Date.now()): void {
+    for (const [key, until] of this.seen) if (until < now) this.seen.delete(key);
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+  }
+}

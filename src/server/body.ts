@@ -1,0 +1,62 @@
+/**
+ * Request bodies: read as they stream in under the as-sent cap while hashing, then (after the
+ * signature is checked) inflated under the decompressed cap. zlib runs on libuv's thread pool,
+ * so a large inflate does not block the event loop; `maxOutputLength` makes it stop at the cap
+ * instead of growing a bomb in memory.
+ */
+import { createHash } from 'node:crypto';
+import { gunzip } from 'node:zlib';
+import type { HttpResponse } from 'uWebSockets.js';
+import { DwellError } from '../errors.js';
+
+export const MAX_SENT_BYTES = 1 << 20;
+export const MAX_INFLATED_BYTES = 16 << 20;
+
+export interface RawBody { bytes: Buffer; sha256: string }
+
+/**
+ * Collects the body. `onAborted` must already be attached by the caller; if the client goes
+ * away the promise never settles and the caller's abort handler cleans up.
+ */
+export function readBody(res: HttpResponse, declaredLength: number, limit = MAX_SENT_BYTES): Promise<RawBody> {
+  return new Promise((resolve, reject) => {
+    if (declaredLength > limit) {
+      reject(new DwellError('body_too_large', `the body is at most ${limit} bytes as sent, Content-Length says ${declaredLength}`));
+      return;
+    }
+    const hash = createHash('sha256');
+    const chunks: Buffer[] = [];
+    let size = 0;
+    let failed = false;
+    res.onData((chunk, isLast) => {
+      if (failed) return;
+      size += chunk.byteLength;
+      if (size > limit) {
+        failed = true;
+        reject(new DwellError('body_too_large', `the body is at most ${limit} bytes as sent`));
+        return;
+      }
+      // uWS neuters the chunk when this callback returns: copy it.
+      const copy = Buffer.from(chunk.slice(0));
+      hash.update(copy);
+      chunks.push(copy);
+      if (isLast) resolve({ bytes: chunks.length === 1 ? chunks[0] : Buffer.concat(chunks, size), sha256: hash.digest('hex') });
+    });
+  });
+}
+
+export function inflate(bytes: Buffer, limit = MAX_INFLATED_BYTES): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    gunzip(bytes, { maxOutputLength: limit }, (err, out) => {
+      if (!err) return resolve(out);
+      if ((err as NodeJS.ErrnoException).code === 'ERR_BUFFER_TOO_LARGE' || err instanceof RangeError) {
+        reject(new DwellError('body_too_large', `the body inflates to more than ${limit} bytes`));
+      } else {
+        reject(new DwellError('invalid_gzip', `the body is not valid gzip (${err.message})`));
+      }
+    });
+  });
+}
+
+const EMPTY_SHA256 = createHash('sha256').digest('hex');
+export const emptyBody = (): RawBody => ({ bytes: Buffer.alloc(0), sha256: EMPTY_SHA256 });

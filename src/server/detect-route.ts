@@ -1,0 +1,61 @@
+/**
+ * POST /v1/detect (contract §2): the signed body is inflated, handed to a detection worker, and
+ * answered synchronously, or queued durably for postback or bucket delivery before the 202.
+ */
+import { randomUUID } from 'node:crypto';
+import { DwellError } from '../errors.js';
+import type { AppRecord } from '../schemas/app.js';
+import type { SyncResponse } from '../schemas/visit.js';
+import type { StoreHandle } from '../venues/store.js';
+import { inflate, type RawBody } from './body.js';
+import type { DetectPool } from './pool.js';
+import type { Exchange, Reply } from './reply.js';
+import type { Metrics } from './metrics.js';
+import type { Outbox } from '../delivery/outbox.js';
+import { triggersOf } from '../delivery/triggers.js';
+
+export interface DetectDeps {
+  pool: DetectPool;
+  store: () => StoreHandle | null;
+  outbox: Outbox;
+  dataDir: string;
+  metrics: Metrics;
+}
+
+/** Refuses what we cannot read before a byte of the body is spent on it. */
+export function checkMediaType(ex: Exchange): void {
+  const encoding = ex.header('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'gzip' && encoding !== 'identity') {
+    throw new DwellError('unsupported_media_type', `Content-Encoding is gzip or absent, got ${JSON.stringify(encoding)}`);
+  }
+  const type = ex.header('content-type').split(';')[0].trim().toLowerCase();
+  if (type !== '' && type !== 'application/json') {
+    throw new DwellError('unsupported_media_type', `Content-Type is application/json, got ${JSON.stringify(type)}`);
+  }
+}
+
+export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppRecord, raw: RawBody): Promise<Reply> {
+  const store = deps.store();
+  if (!store) throw new DwellError('unavailable', 'the venue store is still loading', undefined, 2);
+  const gzipped = ex.header('content-encoding').trim().toLowerCase() === 'gzip';
+  const json = gzipped ? await inflate(raw.bytes) : raw.bytes;
+  const now = Date.now();
+  const out = await deps.pool.run({
+    body: json,
+    app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
+    store,
+    dataDir: deps.dataDir,
+    now,
+  });
+  if (!out.ok) throw DwellError.fromJSON(out.error);
+  for (const item of out.items) {
+    deps.metrics.detections.inc({ kind: out.kind, outcome: item.visit.place_id ? 'venue' : item.visit.event_type === 'transit' ? 'transit' : 'no_venue' });
+  }
+  if (app.delivery.method === 'sync') {
+    const body: SyncResponse = { data: out.items, result: 'SUCCESS' };
+    return { status: 200, body };
+  }
+  const requestId = out.request_id ?? randomUUID();
+  await deps.outbox.enqueue(app.app_key, triggersOf(app.app_key, requestId, out, now));
+  return { status: 202, body: { result: 'SUCCESS', request_id: requestId } };
+}

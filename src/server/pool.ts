@@ -1,0 +1,35 @@
+/** The Piscina pool of detection workers. */
+import { Piscina } from 'piscina';
+import { DwellError } from '../errors.js';
+import type { DetectOutcome, DetectTask } from './detect-task.js';
+
+export class DetectPool {
+  private readonly pool: Piscina;
+
+  constructor(threads: number, private readonly maxQueue: number) {
+    this.pool = new Piscina({
+      filename: new URL('../../workers/detect.js', import.meta.url).href,
+      minThreads: threads,
+      maxThreads: threads,
+      idleTimeout: Infinity,
+    });
+  }
+
+  get queued(): number {
+    return this.pool.queueSize;
+  }
+
+  async run(task: DetectTask): Promise<DetectOutcome> {
+    if (this.pool.queueSize >= this.maxQueue) {
+      throw new DwellError('unavailable', 'detection is saturated; retry shortly', undefined, 1);
+    }
+    const body = task.body;
+    // Move the inflated bytes when they own their buffer outright; copying 16 MiB would cost more than the move.
+    const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer] : [];
+    return this.pool.run(task, { transferList: transfer as ArrayBuffer[] });
+  }
+
+  close(): Promise<void> {
+    return this.pool.destroy();
+  }
+}

@@ -1,0 +1,40 @@
+/**
+ * The signed-request walk shared by every customer endpoint (contract §1): headers and clock
+ * first, then the raw body under its cap, then the signature over those exact bytes, then the
+ * replay check. Only a request that passes all four reaches its handler.
+ */
+import { DwellError } from '../errors.js';
+import type { AppRegistry } from '../apps/registry.js';
+import type { AppRecord } from '../schemas/app.js';
+import { checkHeaders, checkSignature, stringToSign, type ReplayCache } from './auth.js';
+import { emptyBody, readBody, type RawBody } from './body.js';
+import type { Exchange, Reply } from './reply.js';
+
+export interface SignedDeps { apps: AppRegistry; replays: ReplayCache }
+
+export type SignedHandler = (ex: Exchange, app: AppRecord, body: RawBody) => Promise<Reply>;
+
+/** Must be called synchronously from the uWS handler: the body's data callback is attached here. */
+export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler): void {
+  let app: AppRecord;
+  let bodyPromise: Promise<RawBody>;
+  try {
+    const headers = { appKey: ex.header('x-app-key'), timestamp: ex.header('x-timestamp'), signature: ex.header('x-signature') };
+    app = checkHeaders(headers, deps.apps);
+    before?.(ex);
+    const hasBody = ex.method !== 'GET' && ex.method !== 'HEAD';
+    bodyPromise = hasBody ? readBody(ex.res, Number(ex.header('content-length') || 0)) : Promise.resolve(emptyBody());
+  } catch (err) {
+    // Refused before the body was read: close, so an unread upload cannot desync the connection.
+    ex.fail(err, true);
+    return;
+  }
+  bodyPromise
+    .then(async (body) => {
+      const text = stringToSign(ex.header('x-timestamp'), ex.method, ex.pathAndQuery, body.sha256);
+      checkSignature(deps.apps.liveSecrets(app), text, ex.header('x-signature'));
+      deps.replays.claim(app.app_key, ex.header('x-signature'), Number(ex.header('x-timestamp')));
+      return handler(ex, app, body);
+    })
+    .then((reply) => ex.send(reply), (err) => ex.fail(err, err instanceof DwellError && err.code === 'body_too_large'));
+}

@@ -1,0 +1,52 @@
+/**
+ * The Piscina task: parse, validate and detect. Everything CPU-bound in a request happens here,
+ * off the HTTP thread. The venue store is opened in place from the shared index; user state is
+ * one LMDB environment shared by all workers.
+ */
+import { DwellError, asDwellError } from '../src/errors.js';
+import { validateDetect } from '../src/schemas/validate-detect.js';
+import { openStore } from '../src/venues/store.js';
+import { estimateAddress } from '../src/venues/address.js';
+import { detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
+import { openUserStore } from '../src/users/store.js';
+import type { DetectOutcome, DetectTask } from '../src/server/detect-task.js';
+
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+const userStores = new Map<string, ReturnType<typeof openUserStore>>();
+
+export default function detect(task: DetectTask): DetectOutcome {
+  try {
+    const body = parse(task.body);
+    const valid = validateDetect(body, task.now);
+    let users = userStores.get(task.dataDir);
+    if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir)));
+    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now };
+    const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
+    const b = valid.body;
+    return {
+      ok: true,
+      kind: valid.kind,
+      request_id: b.request_id ?? null,
+      user_info: { user_id: b.user_id ?? null, device_id: b.advertising_id ?? null, custom_data: (b.custom_data as Record<string, unknown>) ?? null },
+      items,
+    };
+  } catch (err) {
+    const e = asDwellError(err);
+    if (e.code === 'internal') console.error(JSON.stringify({ level: 'error', msg: 'detection failed', error: String((err as Error)?.stack ?? err) }));
+    return { ok: false, error: e.toJSON().error };
+  }
+}
+
+function parse(bytes: Uint8Array): unknown {
+  let text: string;
+  try {
+    text = utf8.decode(bytes);
+  } catch {
+    throw new DwellError('invalid_json', 'the body is not valid UTF-8');
+  }
+  try {
+    return JSON.parse(text);
+  } catch (err) {
+    throw new DwellError('invalid_json', `the body is not valid JSON (${(err as Error).message})`);
+  }
+}
