@@ -1,0 +1,222 @@
+/**
+ * Contract §5 row by row: each error answered by the case that causes it, with its status, code
+ * and (where it applies) JSON Pointer, and the process alive and well afterwards.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { startDwell, tempDir, type Running } from './helpers/server.js';
+import { createApp, signed, signHeaders, type TestApp } from './helpers/client.js';
+import { visitRequest } from './helpers/requests.js';
+
+let dwell: Running;
+let app: TestApp;
+
+before(async () => {
+  dwell = await startDwell();
+  app = await createApp(dwell.url);
+});
+after(() => dwell.stop());
+
+const errorOf = (r: { status: number; body: any }) => [r.status, r.body?.error?.code, r.body?.result];
+
+function withEvents(mutate: (req: any) => void) {
+  const req = visitRequest();
+  mutate(req);
+  return req;
+}
+
+// [name, request body, expected path]: each breaks one rule of contract §2.
+const INVALID: Array<[string, unknown, string]> = [
+  ['both events and data', { events: [], data: [] }, ''],
+  ['neither events nor data', { request_id: 'x' }, ''],
+  ['more than 10 events', withEvents((r) => { r.events = Array.from({ length: 11 }, (_, i) => ({ ...r.events[0], event_id: `e${i}` })); }), '/events'],
+  ['lat out of range', withEvents((r) => { r.events[0].data[1].location.lat = 90.5; }), '/events/0/data/1/location/lat'],
+  ['long out of range', withEvents((r) => { r.events[0].data[0].location.long = -181; }), '/events/0/data/0/location/long'],
+  ['accuracy zero', withEvents((r) => { r.events[0].data[0].location.accuracy = 0; }), '/events/0/data/0/location/accuracy'],
+  ['speed below -1', withEvents((r) => { r.events[0].data[0].location.speed = -2; }), '/events/0/data/0/location/speed'],
+  ['speed -0.5', withEvents((r) => { r.events[0].data[0].location.speed = -0.5; }), '/events/0/data/0/location/speed'],
+  ['timestamp without zone', withEvents((r) => { r.events[0].data[0].timestamp = '2024-05-06T07:28:00'; }), '/events/0/data/0/timestamp'],
+  ['signal outside its event', withEvents((r) => { r.events[0].data[2].timestamp = '2024-05-06T09:28:00+01:00'; }), '/events/0/data/2/timestamp'],
+  ['end before start', withEvents((r) => { r.events[0].end_time = '2024-05-06T07:00:00+01:00'; }), '/events/0/end_time'],
+  ['duplicate event_id', withEvents((r) => { r.events.push({ ...r.events[0] }); }), '/events/1/event_id'],
+  ['signal with no kind', withEvents((r) => { delete r.events[0].data[0].location; }), '/events/0/data/0'],
+  ['bad bssid', withEvents((r) => { r.events[0].data[0].wifi_scan = [{ ssid: 'x', bssid: '12:34:56:78:9a', strength: -50, age: 0 }]; }), '/events/0/data/0/wifi_scan/0/bssid'],
+  ['positive strength', withEvents((r) => { r.events[0].data[0].active_wifi = { ssid: 'x', bssid: '12:34:56:78:9a:bc', strength: 3 }; }), '/events/0/data/0/active_wifi/strength'],
+  ['fractional age', withEvents((r) => { r.events[0].data[0].wifi_scan = [{ bssid: '12:34:56:78:9A:BC', strength: -50, age: 1.5 }]; }), '/events/0/data/0/wifi_scan/0/age'],
+  ['more than 200 scan entries', withEvents((r) => { r.events[0].data[0].wifi_scan = Array.from({ length: 201 }, () => ({ bssid: '12:34:56:78:9a:bc', strength: -50 })); }), '/events/0/data/0/wifi_scan'],
+  ['os not Android/iOS', withEvents((r) => { r.os = 'Windows'; }), '/os'],
+  ['gender X', withEvents((r) => { r.gender = 'X'; }), '/gender'],
+  ['yob in the future', withEvents((r) => { r.yob = new Date().getUTCFullYear() + 1; }), '/yob'],
+  ['yob three digits', withEvents((r) => { r.yob = 999; }), '/yob'],
+  ['custom_data over 4 KiB', withEvents((r) => { r.custom_data = { blob: 'x'.repeat(5000) }; }), '/custom_data'],
+  ['custom_data not an object', withEvents((r) => { r.custom_data = 'hello'; }), '/custom_data'],
+  ['type neither visit nor transit', withEvents((r) => { r.events[0].type = 'stay'; }), '/events/0/type'],
+  ['event without data', withEvents((r) => { delete r.events[0].data; }), '/events/0/data'],
+  ['more than 5000 signals', { data: Array.from({ length: 5001 }, () => ({ timestamp: '2024-05-06T07:28:00Z', location: { lat: 1, long: 1 } })) }, '/data'],
+];
+
+for (const [name, body, path] of INVALID) {
+  test(`400 invalid_request: ${name}`, async () => {
+    const r = await signed(dwell.url, app, '/v1/detect', body);
+    assert.deepEqual(errorOf(r), [400, 'invalid_request', 'ERROR'], JSON.stringify(r.body));
+    assert.equal(r.body.error.path, path);
+    assert.ok(r.body.error.message.length > 10, 'the message says what is wrong');
+  });
+}
+
+test('400 invalid_request: a number that overflows to Infinity is not finite', async () => {
+  const text = JSON.stringify(visitRequest()).replace('"accuracy":20', '"accuracy":1e999');
+  const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw: gzipSync(text) });
+  assert.deepEqual(errorOf(r), [400, 'invalid_request', 'ERROR']);
+  assert.match(r.body.error.path, /accuracy$/);
+});
+
+test('400 invalid_json: NaN, truncated JSON, invalid UTF-8, a bare array', async () => {
+  for (const raw of ['{"data": NaN}', '{"events": [', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]) {
+    const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw: gzipSync(raw) });
+    assert.deepEqual(errorOf(r), [400, 'invalid_json', 'ERROR'], String(raw));
+  }
+  const arr = await signed(dwell.url, app, '/v1/detect', [1, 2]);
+  assert.deepEqual(errorOf(arr), [400, 'invalid_request', 'ERROR']);
+});
+
+test('400 invalid_gzip: truncated gzip and bytes that are not gzip', async () => {
+  const whole = gzipSync(JSON.stringify(visitRequest()));
+  for (const raw of [whole.subarray(0, whole.length - 12), Buffer.from('{"data":[]}')]) {
+    const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw });
+    assert.deepEqual(errorOf(r), [400, 'invalid_gzip', 'ERROR']);
+  }
+});
+
+test('401 missing_auth, unknown_app, invalid_signature, stale_timestamp, replayed_request', async () => {
+  const bytes = gzipSync(JSON.stringify(visitRequest()));
+  const post = (headers: Record<string, string>) => fetch(dwell.url + '/v1/detect', {
+    method: 'POST', body: bytes, headers: { 'content-encoding': 'gzip', 'content-type': 'application/json', ...headers },
+  }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
+
+  assert.deepEqual(errorOf(await post({})), [401, 'missing_auth', 'ERROR']);
+  const good = signHeaders(app, 'POST', '/v1/detect', bytes);
+  assert.deepEqual(errorOf(await post({ ...good, 'x-signature': '' })), [401, 'missing_auth', 'ERROR']);
+  assert.deepEqual(errorOf(await post({ ...good, 'x-app-key': 'ak_nobody' })), [401, 'unknown_app', 'ERROR']);
+  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect', bytes, { secret: 'not-the-secret' }))), [401, 'invalid_signature', 'ERROR']);
+  // Signed over other bytes, or another path, or another method: each breaks the signature.
+  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect', Buffer.from('x')))), [401, 'invalid_signature', 'ERROR']);
+  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect?x=1', bytes))), [401, 'invalid_signature', 'ERROR']);
+  const old = Math.floor(Date.now() / 1000) - 301;
+  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect', bytes, { timestamp: old }))), [401, 'stale_timestamp', 'ERROR']);
+  const future = Math.floor(Date.now() / 1000) + 301;
+  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect', bytes, { timestamp: future }))), [401, 'stale_timestamp', 'ERROR']);
+
+  const once = signHeaders(app, 'POST', '/v1/detect', bytes);
+  assert.equal((await post(once)).status, 200);
+  assert.deepEqual(errorOf(await post(once)), [401, 'replayed_request', 'ERROR']);
+});
+
+test('404 not_found and 405 method_not_allowed', async () => {
+  const missing = await fetch(dwell.url + '/v1/nothing-here');
+  assert.equal(missing.status, 404);
+  assert.equal(((await missing.json()) as any).error.code, 'not_found');
+  const wrong = await fetch(dwell.url + '/v1/detect');
+  assert.equal(wrong.status, 405);
+  assert.equal(wrong.headers.get('allow'), 'POST');
+  assert.equal(((await wrong.json()) as any).error.code, 'method_not_allowed');
+});
+
+test('413 body_too_large: over 1 MiB as sent, and a gzip bomb over 16 MiB inflated', async () => {
+  const big = Buffer.alloc((1 << 20) + 1, 0x20);
+  const r1 = await signed(dwell.url, app, '/v1/detect', undefined, { raw: big, gzip: false }).catch((e) => ({ status: 0, body: String(e) }));
+  // The server may close the connection after answering early; either way it must not accept it.
+  if (r1.status !== 0) assert.deepEqual(errorOf(r1), [413, 'body_too_large', 'ERROR']);
+  const bomb = gzipSync(Buffer.alloc((16 << 20) + 1, 0x20));
+  assert.ok(bomb.length < 1 << 20, 'the bomb is small as sent');
+  const r2 = await signed(dwell.url, app, '/v1/detect', undefined, { raw: bomb });
+  assert.deepEqual(errorOf(r2), [413, 'body_too_large', 'ERROR']);
+});
+
+test('415 unsupported_media_type: brotli, and a body that is not JSON', async () => {
+  const r1 = await signed(dwell.url, app, '/v1/detect', visitRequest(), { headers: { 'content-encoding': 'br' } });
+  assert.deepEqual(errorOf(r1), [415, 'unsupported_media_type', 'ERROR']);
+  const r2 = await signed(dwell.url, app, '/v1/detect', visitRequest(), { headers: { 'content-type': 'text/plain' } });
+  assert.deepEqual(errorOf(r2), [415, 'unsupported_media_type', 'ERROR']);
+});
+
+test('an uncompressed JSON body without Content-Encoding is accepted', async () => {
+  const r = await signed(dwell.url, app, '/v1/detect', visitRequest(), { gzip: false });
+  assert.equal(r.status, 200, JSON.stringify(r.body));
+  assert.equal(r.body.result, 'SUCCESS');
+});
+
+test('a body that never finishes does not stall other requests', async () => {
+  const bytes = gzipSync(JSON.stringify(visitRequest()));
+  const h = signHeaders(app, 'POST', '/v1/detect', bytes);
+  const socket = connect(dwell.port, '127.0.0.1');
+  await new Promise((r) => socket.once('connect', r));
+  socket.write(`POST /v1/detect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n` +
+    `X-App-Key: ${h['x-app-key']}\r\nX-Timestamp: ${h['x-timestamp']}\r\nX-Signature: ${h['x-signature']}\r\n` +
+    `Content-Length: ${bytes.length}\r\n\r\n`);
+  socket.write(bytes.subarray(0, 20));
+  const other = await signed(dwell.url, app, '/v1/detect', visitRequest());
+  assert.equal(other.status, 200);
+  socket.destroy();
+  assert.equal((await fetch(dwell.url + '/healthz')).status, 200);
+});
+
+test('10,000 bad requests in a row leave the server answering and memory near its baseline', async () => {
+  const rss = async () => {
+    const text = await (await fetch(dwell.url + '/metrics')).text();
+    return Number(/^process_resident_memory_bytes (\d+)/m.exec(text)![1]);
+  };
+  const bad = gzipSync(JSON.stringify(visitRequest()));
+  const headers = { 'content-encoding': 'gzip', 'x-app-key': app.app_key, 'x-timestamp': String(Math.floor(Date.now() / 1000)), 'x-signature': 'ab'.repeat(32) };
+  const warm = async (n: number) => {
+    let next = 0;
+    const worker = async () => {
+      while (next++ < n) {
+        const r = await fetch(dwell.url + '/v1/detect', { method: 'POST', headers, body: bad });
+        assert.equal(r.status, 401);
+        await r.arrayBuffer();
+      }
+    };
+    await Promise.all(Array.from({ length: 32 }, worker));
+  };
+  await warm(1000);
+  const baseline = await rss();
+  await warm(10_000);
+  const afterwards = await rss();
+  assert.ok(afterwards < baseline + 64 * 1024 * 1024, `rss grew from ${baseline} to ${afterwards}`);
+  const ok = await signed(dwell.url, app, '/v1/detect', visitRequest());
+  assert.equal(ok.status, 200);
+});
+
+test('429 rate_limited with Retry-After, per app', async () => {
+  const limited = await startDwell({ DWELL_RATE_LIMIT: '2' });
+  try {
+    const a = await createApp(limited.url);
+    const b = await createApp(limited.url);
+    const codes = [];
+    for (let i = 0; i < 4; i++) codes.push((await signed(limited.url, a, '/v1/detect', visitRequest())).status);
+    assert.ok(codes.includes(429), `codes ${codes}`);
+    const r = await signed(limited.url, a, '/v1/detect', visitRequest());
+    assert.deepEqual(errorOf(r), [429, 'rate_limited', 'ERROR']);
+    assert.ok(Number(r.headers.get('retry-after')) >= 1);
+    assert.equal((await signed(limited.url, b, '/v1/detect', visitRequest())).status, 200, 'another app is not limited');
+  } finally {
+    await limited.stop();
+  }
+});
+
+test('503 unavailable with Retry-After while the venue store is missing; /readyz says so', async () => {
+  const starting = await startDwell({ DWELL_VENUES: tempDir('dwell-novenues-') }, { ready: false });
+  try {
+    const a = await createApp(starting.url);
+    const r = await signed(starting.url, a, '/v1/detect', visitRequest());
+    assert.deepEqual(errorOf(r), [503, 'unavailable', 'ERROR']);
+    assert.ok(Number(r.headers.get('retry-after')) >= 1);
+    assert.equal((await fetch(starting.url + '/readyz')).status, 503);
+    assert.equal((await fetch(starting.url + '/healthz')).status, 200, 'alive while not ready');
+  } finally {
+    await starting.stop();
+  }
+});

@@ -1,0 +1,54 @@
+/** Health, readiness, metrics and the SIGTERM drain, against the real process. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { connect } from 'node:net';
+import { gzipSync } from 'node:zlib';
+import { startDwell } from './helpers/server.js';
+import { createApp, signed, signHeaders } from './helpers/client.js';
+import { visitRequest } from './helpers/requests.js';
+
+test('healthz, readyz and Prometheus metrics', async () => {
+  const dwell = await startDwell();
+  try {
+    assert.equal((await fetch(dwell.url + '/healthz')).status, 200);
+    const ready = await fetch(dwell.url + '/readyz');
+    assert.equal(ready.status, 200);
+    assert.ok(((await ready.json()) as any).venues > 100, 'the bundled Monaco venues are served');
+    const app = await createApp(dwell.url);
+    await signed(dwell.url, app, '/v1/detect', visitRequest());
+    const res = await fetch(dwell.url + '/metrics');
+    assert.match(res.headers.get('content-type')!, /^text\/plain/);
+    const text = await res.text();
+    assert.match(text, /^dwell_http_requests_total\{route="\/v1\/detect",status="200"\} 1$/m);
+    assert.match(text, /^dwell_http_request_duration_seconds_bucket\{route="\/v1\/detect",le="\+Inf"\} 1$/m);
+    assert.match(text, /^dwell_detections_total\{kind="structured",outcome="transit"\} 1$/m);
+    assert.match(text, /^dwell_detect_queue_depth \d+$/m);
+  } finally {
+    await dwell.stop();
+  }
+});
+
+test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
+  const dwell = await startDwell();
+  const app = await createApp(dwell.url);
+  const bytes = gzipSync(JSON.stringify(visitRequest()));
+  const h = signHeaders(app, 'POST', '/v1/detect', bytes);
+  const socket = connect(dwell.port, '127.0.0.1');
+  await new Promise((r) => socket.once('connect', r));
+  let answer = '';
+  socket.on('data', (d) => (answer += d));
+  socket.write(`POST /v1/detect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n` +
+    `X-App-Key: ${h['x-app-key']}\r\nX-Timestamp: ${h['x-timestamp']}\r\nX-Signature: ${h['x-signature']}\r\n` +
+    `Content-Length: ${bytes.length}\r\n\r\n`);
+  socket.write(bytes.subarray(0, 10));
+  await new Promise((r) => setTimeout(r, 200));
+  const exited = dwell.stop('SIGTERM');
+  await new Promise((r) => setTimeout(r, 200));
+  // New connections are refused while draining.
+  await assert.rejects(fetch(dwell.url + '/healthz'));
+  socket.write(bytes.subarray(10));
+  assert.equal(await exited, 0);
+  assert.match(answer, /^HTTP\/1\.1 200 OK/);
+  assert.match(answer, /"result":"SUCCESS"/);
+  socket.destroy();
+});

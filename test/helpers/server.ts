@@ -1,0 +1,89 @@
+/**
+ * Starts the real `dwell serve` as a child process on an ephemeral port, the way an operator
+ * would, and talks to it over HTTP. Nothing of ours is mocked.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
+export const CLI = path.join(ROOT, 'dist/src/cli.js');
+export const ADMIN_TOKEN = 'test-admin-token';
+
+export interface Running {
+  url: string;
+  port: number;
+  proc: ChildProcess;
+  dataDir: string;
+  logs: string[];
+  /** SIGTERM, and the exit code once the process has drained and left. */
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function tempDir(prefix = 'dwell-test-'): string {
+  return mkdtempSync(path.join(tmpdir(), prefix));
+}
+
+export async function startDwell(env: Record<string, string> = {}, opts: { ready?: boolean } = {}): Promise<Running> {
+  const dataDir = env.DWELL_DATA_DIR ?? tempDir();
+  const proc = spawn(process.execPath, [CLI, 'serve'], {
+    env: {
+      ...process.env,
+      PORT: '0',
+      DWELL_HOST: '127.0.0.1',
+      DWELL_DATA_DIR: dataDir,
+      DWELL_ADMIN_TOKEN: ADMIN_TOKEN,
+      DWELL_WORKERS: '2',
+      DWELL_POSTBACK_ALLOW_PRIVATE: 'true',
+      ...env,
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const logs: string[] = [];
+  let buffered = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 20_000);
+    proc.stderr!.on('data', (chunk: Buffer) => {
+      buffered += chunk.toString();
+      let nl;
+      while ((nl = buffered.indexOf('\n')) >= 0) {
+        const line = buffered.slice(0, nl);
+        buffered = buffered.slice(nl + 1);
+        logs.push(line);
+        try {
+          const entry = JSON.parse(line);
+          if (entry.msg === 'listening') {
+            clearTimeout(timer);
+            resolve(entry.port);
+          }
+        } catch { /* not JSON: kept in logs */ }
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`dwell exited with ${code}:\n${logs.join('\n')}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  if (opts.ready !== false) await waitReady(url);
+  return {
+    url, port, proc, dataDir, logs,
+    stop(signal = 'SIGTERM') {
+      if (proc.exitCode !== null) return Promise.resolve(proc.exitCode);
+      return new Promise((resolve) => {
+        proc.once('exit', (code) => resolve(code));
+        proc.kill(signal);
+      });
+    },
+  };
+}
+
+export async function waitReady(url: string, timeoutMs = 20_000): Promise<void> {
+  const end = Date.now() + timeoutMs;
+  while (Date.now() < end) {
+    try {
+      if ((await fetch(url + '/readyz')).status === 200) return;
+    } catch { /* not up yet */ }
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  throw new Error(`${url} not ready after ${timeoutMs} ms`);
+}
