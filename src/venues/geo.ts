@@ -1,0 +1,38 @@
+/** Small geodesy helpers shared by the importers, the index and the store. */
+export const EARTH_RADIUS_M = 6_371_008.8;
+/** Metres per degree along a great circle on the sphere above. */
+export const M_PER_DEG = (Math.PI * EARTH_RADIUS_M) / 180;
+const RAD = Math.PI / 180;
+/** Mercator blows up at the poles; venues past this latitude are clamped for indexing only. */
+const MAX_LAT = 89.5;
+
+export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const dLat = (lat2 - lat1) * RAD;
+  const dLon = (lon2 - lon1) * RAD;
+  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * Math.sin(dLon / 2) ** 2;
+  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
+}
+
+/**
+ * Mercator y in degree units. The index stores (lon, mercY) because Mercator is conformal:
+ * locally, plain Euclidean distance in these units is proportional to metres in every
+ * direction, so Flatbush's nearest-first order is the true nearest-first order.
+ */
+export function mercY(lat: number): number {
+  const l = Math.max(-MAX_LAT, Math.min(MAX_LAT, lat)) * RAD;
+  return Math.log(Math.tan(Math.PI / 4 + l / 2)) / RAD;
+}
+
+export function latFromMercY(y: number): number {
+  return (2 * Math.atan(Math.exp(y * RAD)) - Math.PI / 2) / RAD;
+}
+
+/** Metres per index unit at a latitude (Mercator's scale factor is 1/cos(lat)). */
+export function metresPerIndexUnit(lat: number): number {
+  return M_PER_DEG * Math.cos(Math.max(-MAX_LAT, Math.min(MAX_LAT, lat)) * RAD);
+}
+
+export function validLatLon(lat: unknown, lon: unknown): boolean {
+  return typeof lat === 'number' && typeof lon === 'number' && Number.isFinite(lat) && Number.isFinite(lon)
+    && lat >= -90 && lat <= 90 && lon >= -180 && lon <= 180;
+}

@@ -1,0 +1,59 @@
+/**
+ * `dwell import`: reads a source into a new store version beside the live one and then swaps
+ * CURRENT to it. The version is built in <out>/.tmp-<id>-<pid>, renamed to <out>/v-<id> only
+ * once complete and fsynced, and CURRENT is replaced by rename: a failed or killed import leaves
+ * the served store exactly as it was (a killed one's leftovers are removed by the next import).
+ */
+import { mkdir, rename, stat } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
+import { log } from '../../log.js';
+import { newBuildId, pruneVersions, readCurrent, syncDir, writeCurrent } from '../store-layout.js';
+import type { ImportFormat, ImportReport, Venue } from '../types.js';
+import { readJsonl } from './jsonl.js';
+import { readOsm } from './osm.js';
+import { Progress } from './report.js';
+import { readTsmc } from './tsmc.js';
+import { StoreWriter } from './writer.js';
+
+export interface ImportOptions { format: ImportFormat | string; file: string; out: string; quiet?: boolean }
+
+type Reader = (file: string, progress: Progress, emit: (v: Venue, line: number | string) => void) => Promise<void>;
+const READERS: Record<ImportFormat, Reader> = { osm: readOsm, jsonl: readJsonl, tsmc: readTsmc };
+
+export async function runImport(opts: ImportOptions): Promise<ImportReport> {
+  const format = opts.format as ImportFormat;
+  const read = READERS[format];
+  if (!read) throw new Error(`unknown import format ${JSON.stringify(opts.format)}: expected one of ${Object.keys(READERS).join(', ')}`);
+  const file = resolve(opts.file);
+  const out = resolve(opts.out);
+  const st = await stat(file).catch(() => undefined);
+  if (!st?.isFile()) throw new Error(`import source ${file} is not a readable file`);
+  await mkdir(out, { recursive: true });
+
+  const buildId = newBuildId();
+  const version = `v-${buildId}`;
+  const progress = new Progress(format, file, opts.quiet);
+  const writer = await StoreWriter.create(join(out, `.tmp-${buildId}-${process.pid}`), progress);
+  try {
+    await read(file, progress, (v, line) => writer.add(v, line));
+    await writer.finish({ format, file });
+    await rename(writer.dir, join(out, version));
+    await syncDir(out);
+  } catch (err) {
+    await writer.abort();
+    throw err;
+  }
+  const previous = await readCurrent(out);
+  await writeCurrent(out, version);
+  await pruneVersions(out, previous ? [version, previous] : [version]);
+
+  const report: ImportReport = {
+    format, file, out, version, rows: progress.rows, venues: writer.count, bad: progress.bad, bad_rows: progress.badRows,
+    unmapped_categories: Object.fromEntries([...progress.unmapped].sort((a, b) => b[1] - a[1])),
+    seconds: Math.round(progress.seconds() * 100) / 100,
+  };
+  if (!opts.quiet) {
+    log.info('import done', { format, file, out, version, rows: report.rows, venues: report.venues, bad: report.bad, seconds: report.seconds });
+  }
+  return report;
+}
