@@ -1,0 +1,71 @@
+/**
+ * Offline accuracy harness: runs the detection core in-process over a vdsim request set and
+ * scores the answers with vdsim. No server, no HTTP: this is what ranking work iterates with.
+ *
+ *   node dist/bench/accuracy-offline.js --venues V.jsonl.gz --requests DIR [--results FILE]
+ *        [--ablate popularity,history] [--set temperature=1.2,none=-3]
+ */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { execFileSync } from 'node:child_process';
+import { performance } from 'node:perf_hooks';
+import { detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
+import { openUserStore } from '../src/users/store.js';
+import { MemoryVenueStore } from '../src/detect/memory-venues.js';
+import { WEIGHTS } from '../src/detect/rank.js';
+import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
+
+const VDSIM = process.env.VDSIM ?? '/work/shared/tools/vdsim/vdsim.mjs';
+
+function args(): Record<string, string> {
+  const out: Record<string, string> = {};
+  const a = process.argv.slice(2);
+  for (let i = 0; i < a.length; i += 2) out[a[i].replace(/^--/, '')] = a[i + 1];
+  return out;
+}
+
+const opts = args();
+if (!opts.venues || !opts.requests) {
+  console.error('usage: accuracy-offline --venues V.jsonl[.gz] --requests DIR [--results FILE] [--ablate a,b] [--set k=v,...]');
+  process.exit(2);
+}
+for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
+  if (!(f in WEIGHTS)) throw new Error(`unknown factor ${f}`);
+  (WEIGHTS as Record<string, number>)[f] = 0;
+}
+for (const kv of (opts.set ?? '').split(',').filter(Boolean)) {
+  const [k, v] = kv.split('=');
+  if (!(k in WEIGHTS)) throw new Error(`unknown weight ${k}`);
+  (WEIGHTS as Record<string, number>)[k] = Number(v);
+}
+
+const venues = MemoryVenueStore.fromJsonl(opts.venues);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-acc-'));
+const users = openUserStore(dataDir, { noSync: true });
+const results = opts.results ?? path.join(dataDir, 'results.jsonl');
+const out = fs.openSync(results, 'w');
+const ctx: DetectContext = { venues, users, estimateAddress: () => ({}), app: { app_key: 'bench', confirm_dwell_s: 300 }, now: 0 };
+
+const reqFile = path.join(opts.requests, 'requests.jsonl');
+const lines = fs.readFileSync(reqFile, 'utf8').split('\n').filter((l) => l.trim());
+const perEvent: number[] = [];
+const t0 = performance.now();
+for (const line of lines) {
+  const { body, send_at } = JSON.parse(line) as { body: StructuredRequest & UnstructuredRequest; send_at: string };
+  ctx.now = Date.parse(send_at);
+  const t = performance.now();
+  const data = body.events ? detectStructured(body, ctx) : detectUnstructured(body, ctx);
+  if (body.events) { const dt = performance.now() - t; for (let i = 0; i < body.events.length; i++) perEvent.push(dt / body.events.length); }
+  fs.writeSync(out, JSON.stringify({ request_id: body.request_id, response: { data, result: 'SUCCESS' } }) + '\n');
+}
+fs.closeSync(out);
+const wall = (performance.now() - t0) / 1000;
+users.close();
+
+const score = JSON.parse(execFileSync('node', [VDSIM, 'score', '--truth', opts.requests, '--results', results], { encoding: 'utf8' }));
+perEvent.sort((a, b) => a - b);
+const q = (p: number) => perEvent.length ? Number(perEvent[Math.floor(p * (perEvent.length - 1))].toFixed(3)) : null;
+console.log(JSON.stringify({ ...score, requests: lines.length, wall_s: Number(wall.toFixed(1)),
+  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS }));
+if (!opts.results) fs.rmSync(dataDir, { recursive: true, force: true });

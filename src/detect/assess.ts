@@ -1,0 +1,55 @@
+/** One stay, from its fixes and Wi-Fi, to ranked venues; shared by structured and streamed input. */
+import type { ApObservation, UserStore } from '../users/store.js';
+import type { VenueStore } from './venue.js';
+import type { Fixes } from './fixes.js';
+import { robustCentre, type Centre } from './center.js';
+import { rank, type RankedVenue } from './rank.js';
+import type { WifiHeard } from './evidence/wifi.js';
+import { hourOfWeek } from './time.js';
+
+export interface Assessment { centre: Centre; ranked: RankedVenue[]; none: number; heard: WifiHeard[] }
+
+export interface AssessInput {
+  fixes: Fixes; from: number; to: number;
+  heard: WifiHeard[];
+  startMs: number; endMs: number; offsetMin: number;
+  /** Past stays of the user (records.ts `v`). */
+  history: readonly number[] | undefined;
+}
+
+export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput): Assessment | null {
+  const centre = robustCentre(q.fixes, q.from, q.to);
+  if (!centre) return null;
+  const heard = q.heard;
+  const learned = heard.length ? users.learnedAps(app, heard.map((h) => h.bssid)) : [];
+  // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
+  const mid = (q.startMs + q.endMs) / 2;
+  const { venues: ranked, none } = rank(venues, {
+    lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS: (q.endMs - q.startMs) / 1000,
+    hourOfWeek: hourOfWeek(mid, q.offsetMin), heard, learned, history: q.history,
+  });
+  return { centre, ranked, none, heard };
+}
+
+/** The signals show a person staying: fixes agree on one place and known speeds are low. */
+export const looksStationary = (c: Centre): boolean =>
+  c.inlierShare >= 0.6 && (Number.isNaN(c.medianSpeed) || c.medianSpeed < 1);
+
+/**
+ * Access points a confirmed stay teaches: each goes to the top venues in proportion to their
+ * probability (soft counts, so an uncertain stay teaches little, and the true venue accumulates
+ * over many visits). A joined network weighs most; of scans only strong entries count.
+ */
+export function apsToLearn(a: Assessment, confirmed: boolean): ApObservation[] {
+  if (!confirmed) return [];
+  const out: ApObservation[] = [];
+  for (const h of a.heard) {
+    if (!h.bssid || (!h.active && h.strength < -75)) continue;
+    const w = h.active ? 1 : 0.3;
+    for (let i = 0; i < a.ranked.length && i < 3; i++) {
+      const r = a.ranked[i];
+      if (r.probability >= 0.1) out.push({ bssid: h.bssid, venueId: r.venue.id, weight: w * r.probability });
+    }
+  }
+  return out;
+}

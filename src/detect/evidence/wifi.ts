@@ -1,0 +1,107 @@
+/**
+ * Wi-Fi evidence. Two sources: network names that echo the venue's name or brand ("Starbucks WiFi",
+ * "Guest-Metropole"), and access points learned from earlier confident visits of the app's users
+ * (a BSSID heard at a venue is heard there again). A phone joins a venue's own network far more
+ * often than a neighbour's, so the joined network weighs more than one merely heard in a scan.
+ */
+import type { Signal } from '../../schemas/detect-request.js';
+import type { Venue } from '../venue.js';
+
+export interface WifiHeard { key: string; ssid: string; bssid: string; strength: number; active: boolean }
+
+/** Heard networks of an event: every joined network and the few strongest of each scan. */
+export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 16): WifiHeard[] {
+  const byKey = new Map<string, WifiHeard>();
+  const add = (ssid: string | undefined, bssid: string | undefined, strength: number | undefined, active: boolean) => {
+    const b = bssid ? bssid.toLowerCase() : '';
+    const key = b || `ssid:${ssid ?? ''}`;
+    if (!b && !ssid) return;
+    const s = strength ?? (active ? -60 : -85);
+    const had = byKey.get(key);
+    if (had) { had.active ||= active; if (s > had.strength) had.strength = s; return; }
+    if (byKey.size < max) byKey.set(key, { key, ssid: ssid ?? '', bssid: b, strength: s, active });
+  };
+  for (const s of signals) if (s.active_wifi) add(s.active_wifi.ssid, s.active_wifi.bssid, s.active_wifi.strength, true);
+  for (const s of signals) {
+    const scan = s.wifi_scan;
+    if (!scan || scan.length === 0) continue;
+    // Scans come strongest first from most SDKs, but nothing promises it.
+    const top = scan.length <= maxScanPerSignal ? scan : [...scan].sort((a, b) => (b.strength ?? -100) - (a.strength ?? -100)).slice(0, maxScanPerSignal);
+    for (const e of top) add(e.ssid, e.bssid, e.strength, false);
+  }
+  return [...byKey.values()];
+}
+
+const GENERIC = new Set(['wifi', 'wi', 'fi', 'guest', 'guests', 'free', 'customer', 'customers', 'public', 'hotspot',
+  'wlan', 'internet', 'open', 'net', 'the', 'le', 'la', 'les', 'de', 'du', 'des', 'and', 'et']);
+
+/** Lower-case ASCII words, accents and punctuation removed. */
+export function words(s: string): string[] {
+  return s.normalize('NFD').replace(/[\u0300-\u036f]/g, '').toLowerCase().split(/[^a-z0-9]+/).filter((w) => w.length > 0);
+}
+const squash = (ws: string[]) => ws.join('');
+
+const nameCache = new Map<string, string[]>();
+function nameKeys(v: Venue): string[] {
+  let keys = nameCache.get(v.id);
+  if (!keys) {
+    keys = [];
+    for (const n of [v.name, v.brand]) {
+      if (!n) continue;
+      const ws = words(n);
+      if (ws.length) keys.push(squash(ws));
+    }
+    if (nameCache.size > 100_000) nameCache.clear();
+    nameCache.set(v.id, keys);
+  }
+  return keys;
+}
+
+/**
+ * How strongly an SSID names the venue: 0 none; 1 the SSID is the venue's first word only
+ * (weak: "Guest-Hotel" fits every hotel); 2 the SSID spells the name or brand.
+ */
+export function ssidMatch(ssid: string, v: Venue): number {
+  if (!ssid) return 0;
+  const ws = words(ssid).filter((w) => !GENERIC.has(w));
+  const s = squash(ws);
+  if (s.length < 3) return 0;
+  let best = 0;
+  for (const name of nameKeys(v)) {
+    if (name === s || (s.length >= 6 && name.startsWith(s)) || (name.length >= 6 && s.startsWith(name))) return 2;
+    if (name.startsWith(s) && s.length >= 3) best = 1;
+  }
+  return best;
+}
+
+/** Log likelihood ratio of the venue from network names heard at the event. */
+export function ssidLog(heard: readonly WifiHeard[], v: Venue): number {
+  if (!v.name && !v.brand) return 0;
+  let total = 0;
+  for (const h of heard) {
+    const m = ssidMatch(h.ssid, v);
+    if (m === 0) continue;
+    // A joined network is the venue's own; a scanned one may be next door, more so when faint.
+    const base = h.active ? 4.0 : h.strength > -70 ? 2.0 : 1.0;
+    total = Math.max(total, m === 2 ? base : base * 0.4);
+  }
+  return total;
+}
+
+/** Venue weights learned for one BSSID (venue id → soft count of confident visits). */
+export type LearnedAp = Record<string, number>;
+
+/** Log likelihood ratio from learned access points. `learned[i]` belongs to `heard[i]`. */
+export function learnedLog(heard: readonly WifiHeard[], learned: ReadonlyArray<LearnedAp | undefined>, venueId: string): number {
+  let total = 0;
+  for (let i = 0; i < heard.length; i++) {
+    const ap = learned[i];
+    if (!ap) continue;
+    let sum = 0;
+    for (const k in ap) sum += ap[k];
+    // Shrunk towards "unknown" while few visits taught this access point.
+    const share = (ap[venueId] ?? 0) / (sum + 0.5);
+    total += Math.log1p((heard[i].active ? 30 : heard[i].strength >= -70 ? 8 : 2) * share);
+  }
+  return Math.min(total, 5);
+}

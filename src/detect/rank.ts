@@ -1,0 +1,77 @@
+/**
+ * Venue ranking: a log-linear model over the candidates near the stay's centre. Each factor is
+ * a log likelihood (ratio) in nats; their sum is a posterior score, and a softmax with a
+ * calibration temperature turns scores into probabilities. A "none of these" outcome competes
+ * with the venues, so that evidence which fits no venue well lowers every probability.
+ */
+import type { Venue, VenueStore } from './venue.js';
+import { kindOf } from './kinds.js';
+import { gpsLogLik } from './evidence/gps.js';
+import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
+import { learnedLog, ssidLog, type LearnedAp, type WifiHeard } from './evidence/wifi.js';
+import { historyLog, nearbyStays } from './evidence/history.js';
+
+/** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
+export const WEIGHTS = {
+  gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, ssid: 1, learnedAp: 1, history: 1,
+  /** Softmax temperature: > 1 flattens over-confident sums of not quite independent factors. */
+  temperature: 1.3,
+  /** Score of "none of these" relative to the candidates' (nats), before the temperature. */
+  none: -3,
+};
+
+export interface RankInput {
+  lat: number; lon: number;
+  /** Per-axis standard error of the centre, metres. */
+  sigma: number;
+  dwellS: number;
+  hourOfWeek: number;
+  heard: readonly WifiHeard[];
+  learned: ReadonlyArray<LearnedAp | undefined>;
+  /** The user's past stays (records.ts `v`), undefined without a user. */
+  history: readonly number[] | undefined;
+}
+
+export interface RankedVenue { venue: Venue; distance: number; probability: number }
+
+export const MAX_CANDIDATES = 40;
+export const MAX_ANSWERED = 10;
+const score = new Float64Array(MAX_CANDIDATES);
+const stays = new Float64Array(3 * 128);
+
+/** Search radius: far enough for a large footprint under a poor centre, bounded for speed. */
+export const searchRadius = (sigma: number): number => Math.min(1500, Math.max(150, 4 * sigma + 100));
+
+export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; none: number } {
+  const cands = store.near(q.lat, q.lon, searchRadius(q.sigma), MAX_CANDIDATES);
+  const n = Math.min(cands.length, MAX_CANDIDATES);
+  if (n === 0) return { venues: [], none: 1 };
+  const W = WEIGHTS;
+  let max = W.none;
+  const nStays = W.history ? nearbyStays(q.history, q.lat, q.lon, stays) : 0;
+  for (let i = 0; i < n; i++) {
+    const { venue: v, distance } = cands[i];
+    const kind = kindOf(v);
+    let s = W.gps * gpsLogLik(distance, q.sigma, v.radius > 0 ? v.radius : 15);
+    if (W.popularity) s += W.popularity * popularityLog(v.popularity);
+    if (W.timeOfWeek) s += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
+    if (W.dwell) s += W.dwell * dwellLog(kind, q.dwellS);
+    if (W.ssid && q.heard.length) s += W.ssid * ssidLog(q.heard, v);
+    if (W.learnedAp && q.heard.length) s += W.learnedAp * learnedLog(q.heard, q.learned, v.id);
+    if (nStays) s += W.history * historyLog(stays, nStays, v.lat, v.lon, v.radius > 0 ? v.radius : 15);
+    score[i] = s;
+    if (s > max) max = s;
+  }
+  // The "none" score sits relative to the best candidate's geometry alone: a fixed offset from
+  // the best-fitting footprint, so that it wins only when no venue fits the fixes.
+  const noneScore = W.gps * gpsLogLik(0, q.sigma, 60) + W.none;
+  if (noneScore > max) max = noneScore;
+  const T = W.temperature;
+  let sum = Math.exp((noneScore - max) / T);
+  for (let i = 0; i < n; i++) { score[i] = Math.exp((score[i] - max) / T); sum += score[i]; }
+  const out: RankedVenue[] = [];
+  for (let i = 0; i < n; i++) out.push({ venue: cands[i].venue, distance: cands[i].distance, probability: score[i] / sum });
+  out.sort((a, b) => b.probability - a.probability);
+  if (out.length > MAX_ANSWERED) out.length = MAX_ANSWERED;
+  return { venues: out, none: Math.exp((noneScore - max) / T) / sum };
+}

@@ -1,0 +1,61 @@
+/** Structured requests: each event is a stay (or a transit) whose bounds the caller already knows. */
+import type { StructuredRequest } from '../schemas/detect-request.js';
+import type { SyncItem } from '../schemas/visit.js';
+import type { ApObservation } from '../users/store.js';
+import { addStay, recordPlace, type VisitTimes } from '../users/records.js';
+import type { DetectContext } from './index.js';
+import { fixesOf } from './fixes.js';
+import { wifiOf } from './evidence/wifi.js';
+import { parseStamp } from './time.js';
+import { assess, apsToLearn, looksStationary, type Assessment } from './assess.js';
+import { buildVisit, transitVisit, visitId, type StayFacts } from './visit.js';
+
+export const userOf = (b: { advertising_id?: string; user_id?: string }): string | null =>
+  b.advertising_id || b.user_id || null;
+
+export function detectStructured(body: StructuredRequest, ctx: DetectContext): SyncItem[] {
+  const user = userOf(body);
+  const history = user ? ctx.users.read(user)?.v : undefined;
+  const out: Array<{ item: SyncItem; stay?: StayFacts; a?: Assessment }> = [];
+  const learn: ApObservation[] = [];
+  for (const ev of body.events) {
+    const start = parseStamp(ev.start_time), end = parseStamp(ev.end_time);
+    const id = visitId(ctx.app.app_key, user ?? '', ev.event_id, start.ms);
+    if (ev.type === 'transit') {
+      out.push({ item: { event_id: ev.event_id, visit: transitVisit(id, start.ms, end.ms, start.offsetMin) } });
+      continue;
+    }
+    const fixes = fixesOf(ev.data);
+    const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
+      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history,
+    });
+    if (!a) {
+      // Wi-Fi alone, or nothing: no position to name a place by.
+      out.push({ item: { event_id: ev.event_id, visit: { id, event_type: 'visit', is_confirmed: false,
+        start_time: ev.start_time, end_time: ev.end_time, place_id: null, place: null } } });
+      continue;
+    }
+    const confirmed = (end.ms - start.ms) / 1000 >= ctx.app.confirm_dwell_s && looksStationary(a.centre);
+    const stay: StayFacts = { id, startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, confirmed,
+      lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
+    learn.push(...apsToLearn(a, confirmed));
+    out.push({ item: { event_id: ev.event_id, visit: null as never }, stay, a });
+  }
+  const times = new Map<string, VisitTimes>();
+  const visits = out.filter((o) => o.stay && o.a!.ranked.length);
+  if (user && visits.length) {
+    ctx.users.update(user, (rec) => {
+      for (const o of visits) {
+        const s = o.stay!, r = o.a!.ranked;
+        times.set(s.id, recordPlace(rec, r[0].venue.id, s.id, s.startMs));
+        if (s.confirmed) addStay(rec, s.id, s.lat, s.lon, s.sigma, s.startMs);
+      }
+      return { record: rec, result: undefined, learn: { app: ctx.app.app_key, aps: learn } };
+    });
+  } else if (learn.length) ctx.users.learn(ctx.app.app_key, learn);
+  for (const o of out) {
+    if (!o.stay) continue;
+    o.item.visit = buildVisit(o.stay, o.a!.ranked, times.get(o.stay.id) ?? null, ctx.estimateAddress);
+  }
+  return out.map((o) => o.item);
+}

@@ -1,0 +1,62 @@
+/**
+ * Unstructured requests: the signals continue the user's stream. Stays found in it become
+ * visits once they last the app's confirmation dwell; an ended stay is reported (again) with
+ * its end time and the same id. All of it runs inside the user's LMDB transaction, so two
+ * uploads of one user handled at once by two workers cannot both open (or report) one stay.
+ */
+import type { UnstructuredRequest } from '../schemas/detect-request.js';
+import type { SyncItem } from '../schemas/visit.js';
+import type { ApObservation } from '../users/store.js';
+import { addStay, emptyRecord, recordPlace, type UserRecord } from '../users/records.js';
+import type { DetectContext } from './index.js';
+import { fixesOf } from './fixes.js';
+import { clusterFixes } from './cluster.js';
+import { advance, initialState, openStay, type StayReport } from './stream.js';
+import { assess, apsToLearn } from './assess.js';
+import { buildVisit, visitId } from './visit.js';
+import { userOf } from './structured.js';
+
+export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext): SyncItem[] {
+  const user = userOf(body);
+  const run = (rec: UserRecord, learn: ApObservation[]): SyncItem[] => {
+    const { state, ended } = advance(rec.s ?? initialState(), fixesOf(body.data), body.data);
+    rec.s = state;
+    const confirmMs = ctx.app.confirm_dwell_s * 1000;
+    const reports: StayReport[] = ended.filter((e) => e.endMs! - e.startMs >= confirmMs);
+    const current = openStay(state);
+    if (current && !current.cluster.id && current.cluster.l - current.startMs >= confirmMs) reports.push(current);
+    const items: SyncItem[] = [];
+    for (const r of reports) {
+      const c = r.cluster;
+      if (!c.id) c.id = visitId(ctx.app.app_key, user ?? '', 'stream', c.f0);
+      const f = clusterFixes(c);
+      const endMs = r.endMs ?? c.l;
+      const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
+        fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? rec.v : undefined,
+      });
+      if (!a) continue;
+      let times = null;
+      if (user && a.ranked.length) {
+        times = recordPlace(rec, a.ranked[0].venue.id, c.id, r.startMs);
+        if (r.endMs !== null) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs);
+      }
+      if (r.endMs !== null) learn.push(...apsToLearn(a, true));
+      const stay = { id: c.id, startMs: r.startMs, endMs: r.endMs, offsetMin: c.o, confirmed: true,
+        lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
+      items.push({ visit: buildVisit(stay, a.ranked, times, ctx.estimateAddress) });
+    }
+    return items;
+  };
+  if (!user) {
+    // No one to remember: the request is its own whole stream.
+    const learn: ApObservation[] = [];
+    const items = run(emptyRecord(), learn);
+    ctx.users.learn(ctx.app.app_key, learn);
+    return items;
+  }
+  return ctx.users.update(user, (rec) => {
+    const learn: ApObservation[] = [];
+    const items = run(rec, learn);
+    return { record: rec, result: items, learn: { app: ctx.app.app_key, aps: learn } };
+  });
+}

@@ -1,0 +1,82 @@
+/**
+ * A user's record, pure data: visit history per venue and the open stay of their signal stream.
+ * Updates are plain functions so the store can run them inside one LMDB write transaction.
+ */
+import type { StreamState } from '../detect/stream.js';
+
+export interface HistoryEntry {
+  /** Start of the first visit, ms. */ f: number;
+  /** Start of the latest visit, ms. */ l: number;
+  /** Start of the visit before the latest, ms; -1 when none. */ p: number;
+  /** Soft count of visits (ranking probabilities summed). */ n: number;
+  /** Id of the latest visit, so a repeated report of it is not a new visit. */ i: string;
+}
+
+export interface UserRecord {
+  h: Record<string, HistoryEntry>;
+  /** Visit ids already counted, newest last; bounded. */
+  r: string[];
+  /** Centres of past stays, flat: lat, lon, sigma (m), start (s); oldest first, bounded. */
+  v?: number[];
+  s?: StreamState;
+}
+
+const MAX_PLACES = 256;
+const MAX_COUNTED = 64;
+const MAX_STAYS = 128;
+
+export const emptyRecord = (): UserRecord => ({ h: {}, r: [] });
+
+export interface VisitTimes { first: number; last: number }
+
+/**
+ * Records a visit to `placeId` starting at `start` and returns its first/last visit times:
+ * the first visit's start, and the start of the latest visit before this one (this visit's own
+ * start on a first visit). Reporting the same visit id again answers the same way.
+ */
+export function recordPlace(rec: UserRecord, placeId: string, visitId: string, start: number): VisitTimes {
+  const e = rec.h[placeId];
+  if (!e) {
+    rec.h[placeId] = { f: start, l: start, p: -1, n: 0, i: visitId };
+    evict(rec);
+    return { first: start, last: start };
+  }
+  if (e.i === visitId) {
+    e.l = start;
+    return { first: e.f, last: e.p >= 0 ? e.p : start };
+  }
+  const times = { first: Math.min(e.f, start), last: e.l };
+  e.p = e.l; e.l = start; e.i = visitId; e.f = times.first;
+  return times;
+}
+
+/** Adds a visit's ranking probabilities to the soft counts, once per visit id. */
+export function countVisit(rec: UserRecord, visitId: string, venues: ReadonlyArray<{ id: string; probability: number }>, start: number): void {
+  if (rec.r.includes(visitId)) return;
+  rec.r.push(visitId);
+  if (rec.r.length > MAX_COUNTED) rec.r.splice(0, rec.r.length - MAX_COUNTED);
+  for (const v of venues) {
+    let e = rec.h[v.id];
+    if (!e) e = rec.h[v.id] = { f: start, l: start, p: -1, n: 0, i: '' };
+    e.n += v.probability;
+  }
+  evict(rec);
+}
+
+/** Remembers where a confirmed stay was (its centre, not its ranked venue), once per visit id. */
+export function addStay(rec: UserRecord, visitId: string, lat: number, lon: number, sigma: number, startMs: number): void {
+  if (rec.r.includes(visitId)) return;
+  rec.r.push(visitId);
+  if (rec.r.length > MAX_COUNTED) rec.r.splice(0, rec.r.length - MAX_COUNTED);
+  const v = (rec.v ??= []);
+  v.push(lat, lon, sigma, Math.round(startMs / 1000));
+  if (v.length > MAX_STAYS * 4) v.splice(0, v.length - MAX_STAYS * 4);
+}
+
+function evict(rec: UserRecord): void {
+  const ids = Object.keys(rec.h);
+  if (ids.length <= MAX_PLACES) return;
+  // Forget the least visited, then the longest unseen.
+  ids.sort((a, b) => rec.h[a].n - rec.h[b].n || rec.h[a].l - rec.h[b].l);
+  for (let i = 0; i < ids.length - MAX_PLACES; i++) delete rec.h[ids[i]];
+}
