@@ -1,0 +1,456 @@
+/**
+ * `npm run bench:http`: Dwell's HTTP front end against a floor server, in one run.
+ *
+ * Starts the real `dwell serve` (its own process, temp data dir, a sync app created through the
+ * admin API), then the floor server (bench/floor-server.ts: signature check, gunzip, JSON.parse,
+ * 200), one after the other, never both under load at once. For each: a warm-up, then a
+ * closed-loop peak phase repeated N times (req/s, p50/p99, errors); for Dwell also an open-loop
+ * phase at 70% of its peak, latency measured from each request's scheduled time. Every request
+ * is a realistic gzip structured request (3 events × 10 fixes with Wi-Fi scans around Monaco
+ * venues), signed with a fresh timestamp and never the same signature twice.
+ *
+ *   node dist/bench/http.js [--duration S] [--warmup S] [--concurrency N] [--repeats N]
+ *                           [--quick] [--server both|dwell|floor] [--bodies N] [--seed N]
+ *                           [--open-fraction F] [--cpu-prof DIR] [--json FILE]
+ *
+ * Targets (issue 2): Dwell ≥ 0.5 × the floor's req/s; p99 ≤ 50 ms at 70% of Dwell's peak.
+ * Exit code 0 when the run completed (whatever the verdict), 1 when it could not run.
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
+import { tmpdir, availableParallelism, cpus } from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import { spawnService, freePort, waitFor200, type Service } from './lib/child.js';
+import { cpuMeter, type CpuReport } from './lib/cpu.js';
+import { structuredRequest } from './lib/detect-requests.js';
+import { closedLoop, openLoop, type LoadResult, type Send } from './lib/load.js';
+import { BodyPool, prepareBody, signature } from './lib/signing.js';
+import { median, spread, type Spread } from './lib/stats.js';
+import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const DWELL_CLI = path.join(ROOT, 'dist/src/cli.js');
+const FLOOR = path.join(ROOT, 'dist/bench/floor-server.js');
+const DETECT_PATH = '/v1/detect';
+
+const TARGET_RATIO = 0.5;
+const TARGET_P99_MS = 50;
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const { values: argv } = parseArgs({
+  options: {
+    duration: { type: 'string' },
+    warmup: { type: 'string' },
+    concurrency: { type: 'string' },
+    repeats: { type: 'string' },
+    quick: { type: 'boolean', default: false },
+    server: { type: 'string', default: 'both' },
+    bodies: { type: 'string', default: '2000' },
+    seed: { type: 'string', default: '1' },
+    'open-fraction': { type: 'string', default: '0.7' },
+    'cpu-prof': { type: 'string' },
+    json: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+  strict: true,
+});
+
+if (argv.help) {
+  process.stdout.write(fileHelp());
+  process.exit(0);
+}
+
+function num(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n) || n < min || n > max) {
+    process.stderr.write(`--${name}: expected a number from ${min} to ${max}, got ${JSON.stringify(raw)}\n`);
+    process.exit(2);
+  }
+  return n;
+}
+
+const quick = argv.quick === true;
+const opts = {
+  durationS: num('duration', argv.duration, quick ? 3 : 10, 0.5, 600),
+  warmupS: num('warmup', argv.warmup, quick ? 1 : 3, 0, 120),
+  concurrency: Math.round(num('concurrency', argv.concurrency, 48, 1, 1024)),
+  repeats: Math.round(num('repeats', argv.repeats, quick ? 1 : 3, 1, 20)),
+  bodies: Math.round(num('bodies', argv.bodies, 2000, 1, 100_000)),
+  seed: Math.round(num('seed', argv.seed, 1, 0, 2 ** 31)),
+  openFraction: num('open-fraction', argv['open-fraction'], 0.7, 0.01, 2),
+  servers: argv.server === 'both' ? ['dwell', 'floor'] : [argv.server ?? ''],
+  cpuProf: argv['cpu-prof'] ? path.resolve(argv['cpu-prof']) : undefined,
+  json: argv.json ? path.resolve(argv.json) : undefined,
+};
+if (!opts.servers.every((s) => s === 'dwell' || s === 'floor')) {
+  process.stderr.write(`--server: both, dwell or floor, got ${JSON.stringify(argv.server)}\n`);
+  process.exit(2);
+}
+
+function fileHelp(): string {
+  return `usage: node dist/bench/http.js [options]
+  --duration S        seconds of each measured phase (default 10; --quick 3)
+  --warmup S          seconds of warm-up before the peak phases (default 3; --quick 1)
+  --concurrency N     closed-loop callers = keep-alive connections (default 48)
+  --repeats N         peak phases per server; median and min–max reported (default 3; --quick 1)
+  --quick             short run for a smoke check
+  --server W          both | dwell | floor (default both)
+  --bodies N          distinct gzip bodies prepared up front (default 2000; grows if the rate outruns it)
+  --seed N            workload seed (default 1)
+  --open-fraction F   open-loop rate as a fraction of Dwell's peak (default 0.7)
+  --cpu-prof DIR      run the Dwell child with --cpu-prof, profiles written to DIR
+  --json FILE         also write the results as JSON
+`;
+}
+
+const log = (line: string) => process.stderr.write(line + '\n');
+
+// ---------------------------------------------------------------------------------------------
+// Requests
+
+const t0 = Date.now();
+const bodies = new BodyPool((n) => prepareBody(structuredRequest(opts.seed, n)), opts.bodies);
+log(`prepared ${bodies.size} distinct request bodies in ${Date.now() - t0} ms: 3 events × 10 fixes with Wi-Fi scans, ` +
+  `mean ${(bodies.meanJsonBytes / 1024).toFixed(1)} KiB JSON → ${(bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip`);
+
+interface Target { appKey: string; secret: string }
+
+/** Error answers seen, by status, with the first body of each (reported, never hidden). */
+type ErrorSamples = Map<string, { count: number; example: string }>;
+
+function makeSender(pool: Pool, target: Target, errors: ErrorSamples): Send {
+  return async () => {
+    const ts = Math.floor(Date.now() / 1000);
+    const body = bodies.take(ts);
+    const timestamp = String(ts);
+    const res = await pool.request({
+      path: DETECT_PATH,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        'content-encoding': 'gzip',
+        'x-app-key': target.appKey,
+        'x-timestamp': timestamp,
+        'x-signature': signature(target.secret, timestamp, 'POST', DETECT_PATH, body.sha256),
+      },
+      body: body.gz,
+    }).catch((err: Error) => {
+      const key = `transport: ${(err as NodeJS.ErrnoException).code ?? err.name}`;
+      const e = errors.get(key);
+      if (e) e.count++;
+      else errors.set(key, { count: 1, example: err.message });
+      return null;
+    });
+    if (!res) return 0;
+    if (res.statusCode >= 200 && res.statusCode < 300) {
+      await res.body.dump();
+    } else {
+      const text = await res.body.text().catch(() => '');
+      const key = String(res.statusCode);
+      const e = errors.get(key);
+      if (e) e.count++;
+      else errors.set(key, { count: 1, example: text.slice(0, 300) });
+    }
+    return res.statusCode;
+  };
+}
+
+function newPool(url: string, connections: number): Pool {
+  return new Pool(url, {
+    connections,
+    pipelining: 1,
+    keepAliveTimeout: 60_000,
+    keepAliveMaxTimeout: 60_000,
+    headersTimeout: 15_000,
+    bodyTimeout: 15_000,
+    connectTimeout: 5_000,
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// Phases
+
+interface Phase { name: string; result: LoadResult; cpu: CpuReport }
+interface ServerRun {
+  server: 'dwell' | 'floor';
+  peaks: Phase[];
+  open?: Phase;
+  errors: ErrorSamples;
+  smoke?: string;
+}
+
+function describe(p: Phase, pid: number | undefined): string {
+  const r = p.result;
+  const server = pid === undefined ? NaN : Object.values(p.cpu.processes)[0];
+  return `${p.name}: ${fmtInt(r.rps)} req/s` + (r.targetRps ? ` (target ${fmtInt(r.targetRps)})` : '') +
+    `, p50 ${fmtMs(r.latency.p50)} ms, p99 ${fmtMs(r.latency.p99)} ms, max ${fmtMs(r.latency.max)} ms, ` +
+    `errors ${r.errors}${r.errors ? ' ' + JSON.stringify(r.errorsBy) : ''}; ` +
+    `CPU cores: server ${server.toFixed(2)}, client ${p.cpu.self.toFixed(2)}, others ${p.cpu.others.toFixed(2)} of ${p.cpu.cores}`;
+}
+
+async function measure(name: string, svc: Service, run: () => Promise<LoadResult>): Promise<Phase> {
+  const meter = cpuMeter({ [svc.name]: svc.proc.pid! });
+  const result = await run();
+  const phase = { name, result, cpu: meter.end() };
+  log(`[${svc.name}] ${describe(phase, svc.proc.pid)}`);
+  return phase;
+}
+
+async function drive(svc: Service, target: Target, withOpenLoop: boolean, errors: ErrorSamples): Promise<Pick<ServerRun, 'peaks' | 'open'>> {
+  const pool = newPool(svc.url, opts.concurrency);
+  try {
+    const send = makeSender(pool, target, errors);
+    if (opts.warmupS > 0) {
+      log(`[${svc.name}] warm-up ${opts.warmupS} s at concurrency ${opts.concurrency}…`);
+      await measure('warm-up', svc, () => closedLoop({ concurrency: opts.concurrency, durationMs: opts.warmupS * 1000, send }));
+    }
+    const peaks: Phase[] = [];
+    for (let i = 1; i <= opts.repeats; i++) {
+      log(`[${svc.name}] peak ${i}/${opts.repeats}: closed loop, ${opts.concurrency} callers, ${opts.durationS} s…`);
+      peaks.push(await measure(`peak ${i}/${opts.repeats}`, svc, () => closedLoop({ concurrency: opts.concurrency, durationMs: opts.durationS * 1000, send })));
+    }
+    if (!withOpenLoop) return { peaks };
+    const rate = opts.openFraction * median(peaks.map((p) => p.result.rps));
+    if (!(rate >= 1)) {
+      log(`[${svc.name}] no open-loop phase: peak rate too low (${rate})`);
+      return { peaks };
+    }
+    await pool.close();
+    const openPool = newPool(svc.url, Math.max(64, opts.concurrency * 2));
+    try {
+      const openSend = makeSender(openPool, target, errors);
+      log(`[${svc.name}] open loop at ${Math.round(opts.openFraction * 100)}% of peak: ${fmtInt(rate)} req/s for ${opts.durationS} s…`);
+      // A short settle at the rate first, so the phase starts from a steady state, not from the peak's backlog.
+      await openLoop({ rate, durationMs: Math.min(2000, opts.durationS * 500), send: openSend });
+      const open = await measure(`open loop ${Math.round(opts.openFraction * 100)}%`, svc, () => openLoop({ rate, durationMs: opts.durationS * 1000, send: openSend }));
+      return { peaks, open };
+    } finally {
+      await openPool.destroy().catch(() => {});
+    }
+  } finally {
+    await pool.destroy().catch(() => {});
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Servers
+
+async function benchDwell(): Promise<ServerRun> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'dwell-bench-'));
+  const adminToken = randomBytes(16).toString('hex');
+  // Dwell logs its port at info; at warn it says nothing, so it is given a free port.
+  const port = await freePort();
+  const env: NodeJS.ProcessEnv = {};
+  for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DWELL_') && k !== 'PORT') env[k] = v;
+  // Tunables an operator may want to vary from the shell; everything else is fixed here.
+  for (const k of ['DWELL_WORKERS', 'DWELL_VENUES', 'DWELL_MAX_QUEUE']) if (process.env[k]) env[k] = process.env[k];
+  Object.assign(env, {
+    PORT: String(port),
+    DWELL_HOST: '127.0.0.1',
+    DWELL_DATA_DIR: dataDir,
+    DWELL_ADMIN_TOKEN: adminToken,
+    DWELL_LOG_LEVEL: 'warn',
+  });
+  const nodeArgs: string[] = [];
+  if (opts.cpuProf) {
+    mkdirSync(opts.cpuProf, { recursive: true });
+    nodeArgs.push('--cpu-prof', '--cpu-prof-dir', opts.cpuProf);
+  }
+  log(`[dwell] starting ${path.relative(ROOT, DWELL_CLI)} serve on 127.0.0.1:${port} (workers: ${env.DWELL_WORKERS ?? 'default'})…`);
+  const svc = await spawnService({ name: 'dwell', command: process.execPath, args: [...nodeArgs, DWELL_CLI, 'serve'], env, port, startTimeoutMs: 30_000 });
+  const errors: ErrorSamples = new Map();
+  try {
+    const t = Date.now();
+    await waitFor200(svc.url + '/readyz', 90_000, svc.proc);
+    log(`[dwell] ready in ${Date.now() - t} ms (pid ${svc.proc.pid})`);
+    const created = await fetch(svc.url + '/admin/apps', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench', delivery: { method: 'sync' } }),
+      signal: AbortSignal.timeout(10_000),
+    });
+    if (created.status !== 201) throw new Error(`POST /admin/apps: ${created.status} ${await created.text()}`);
+    const app = (await created.json()) as { app_key: string; app_secret: string };
+    const target = { appKey: app.app_key, secret: app.app_secret };
+    const smoke = await smokeTest(svc, target);
+    const run = await drive(svc, target, true, errors);
+    return { server: 'dwell', ...run, errors, smoke };
+  } catch (err) {
+    log(`[dwell] last log lines:\n${svc.logs.slice(-20).join('\n')}`);
+    throw err;
+  } finally {
+    const code = await svc.stop();
+    const warnings = svc.logs.filter((l) => /"level":"(warn|error)"/.test(l));
+    if (warnings.length) log(`[dwell] ${warnings.length} warn/error log lines, last: ${warnings.at(-1)}`);
+    log(`[dwell] stopped (exit ${code})`);
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+/** One signed request before the load, its answer checked and shown. */
+async function smokeTest(svc: Service, target: Target): Promise<string> {
+  const pool = newPool(svc.url, 1);
+  const errors: ErrorSamples = new Map();
+  try {
+    const ts = Math.floor(Date.now() / 1000);
+    const body = prepareBody(structuredRequest(opts.seed, 1_000_000_000));
+    const timestamp = String(ts);
+    const res = await pool.request({
+      path: DETECT_PATH, method: 'POST',
+      headers: {
+        'content-type': 'application/json', 'content-encoding': 'gzip',
+        'x-app-key': target.appKey, 'x-timestamp': timestamp,
+        'x-signature': signature(target.secret, timestamp, 'POST', DETECT_PATH, body.sha256),
+      },
+      body: body.gz,
+    });
+    const text = await res.body.text();
+    let summary = `${res.statusCode}, ${text.length} bytes`;
+    try {
+      const json = JSON.parse(text);
+      if (Array.isArray(json.data)) {
+        summary += `, ${json.data.length} visits: ` + json.data.map((v: any) => v?.visit?.place?.venue_info?.name ?? v?.visit?.event_type ?? v?.place?.venue_info?.name ?? '?').join(', ');
+      } else if (json.error) summary += `: ${json.error.code} ${json.error.message} ${json.error.path ?? ''}`;
+    } catch { summary += ': ' + text.slice(0, 200); }
+    log(`[${svc.name}] smoke request: ${summary}`);
+    void errors;
+    return summary;
+  } finally {
+    await pool.destroy().catch(() => {});
+  }
+}
+
+async function benchFloor(): Promise<ServerRun> {
+  const target = { appKey: 'floor-' + randomBytes(6).toString('hex'), secret: randomBytes(24).toString('hex') };
+  log(`[floor] starting ${path.relative(ROOT, FLOOR)}…`);
+  const svc = await spawnService({
+    name: 'floor', command: process.execPath, args: [FLOOR],
+    env: { ...process.env, PORT: '0', FLOOR_HOST: '127.0.0.1', FLOOR_APP_KEY: target.appKey, FLOOR_APP_SECRET: target.secret },
+    startTimeoutMs: 15_000,
+  });
+  const errors: ErrorSamples = new Map();
+  try {
+    log(`[floor] listening on ${svc.url} (pid ${svc.proc.pid})`);
+    const smoke = await smokeTest(svc, target);
+    const run = await drive(svc, target, false, errors);
+    return { server: 'floor', ...run, errors, smoke };
+  } finally {
+    const code = await svc.stop();
+    log(`[floor] stopped (exit ${code})`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+interface PeakFigures { rps: Spread; p50: number; p99: Spread; errors: number; serverCpu: number; clientCpu: number; others: number }
+
+function peakFigures(run: ServerRun): PeakFigures {
+  const ps = run.peaks;
+  return {
+    rps: spread(ps.map((p) => p.result.rps)),
+    p50: median(ps.map((p) => p.result.latency.p50)),
+    p99: spread(ps.map((p) => p.result.latency.p99)),
+    errors: ps.reduce((a, p) => a + p.result.errors, 0),
+    serverCpu: median(ps.map((p) => Object.values(p.cpu.processes)[0])),
+    clientCpu: median(ps.map((p) => p.cpu.self)),
+    others: median(ps.map((p) => p.cpu.others)),
+  };
+}
+
+const range = (s: Spread, f: (n: number) => string) => (s.min === s.max ? f(s.median) : `${f(s.median)} (${f(s.min)}–${f(s.max)})`);
+
+function report(runs: ServerRun[]): string {
+  const dwell = runs.find((r) => r.server === 'dwell');
+  const floor = runs.find((r) => r.server === 'floor');
+  const rows: string[][] = [];
+  const figs: Partial<Record<'dwell' | 'floor', PeakFigures>> = {};
+  for (const run of runs) {
+    const f = (figs[run.server] = peakFigures(run));
+    rows.push([
+      run.server === 'dwell' ? 'Dwell, peak (closed loop)' : 'Floor, peak (closed loop)',
+      range(f.rps, fmtInt), fmtMs(f.p50), range(f.p99, fmtMs), String(f.errors),
+      f.serverCpu.toFixed(2), f.clientCpu.toFixed(2), f.others.toFixed(2),
+    ]);
+  }
+  if (dwell?.open) {
+    const o = dwell.open;
+    rows.push([
+      `Dwell, ${Math.round(opts.openFraction * 100)}% of peak (open loop, ${fmtInt(o.result.targetRps ?? NaN)} req/s asked)`,
+      fmtInt(o.result.rps), fmtMs(o.result.latency.p50), fmtMs(o.result.latency.p99), String(o.result.errors),
+      Object.values(o.cpu.processes)[0].toFixed(2), o.cpu.self.toFixed(2), o.cpu.others.toFixed(2),
+    ]);
+  }
+  const out: string[] = [];
+  out.push(markdownTable(
+    ['server / phase', 'req/s (2xx), median (min–max)', 'p50 ms', 'p99 ms, median (min–max)', 'errors', 'server CPU', 'client CPU', 'other CPU'],
+    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+  ));
+  out.push('');
+
+  const verdicts: string[][] = [];
+  if (figs.dwell && figs.floor) {
+    const ratio = figs.dwell.rps.median / figs.floor.rps.median;
+    const clean = figs.dwell.errors === 0 && figs.floor.errors === 0;
+    verdicts.push([
+      `Dwell req/s ≥ ${TARGET_RATIO} × floor req/s`,
+      `${fmtInt(figs.dwell.rps.median)} / ${fmtInt(figs.floor.rps.median)} = ${ratio.toFixed(2)}`,
+      !clean ? 'FAIL (errors during the peak phases)' : ratio >= TARGET_RATIO ? 'PASS' : 'FAIL',
+    ]);
+  }
+  if (dwell?.open) {
+    const r = dwell.open.result;
+    const kept = r.rps >= 0.95 * (r.targetRps ?? 0);
+    verdicts.push([
+      `Dwell p99 ≤ ${TARGET_P99_MS} ms at ${Math.round(opts.openFraction * 100)}% of its peak`,
+      `p99 ${fmtMs(r.latency.p99)} ms at ${fmtInt(r.rps)} req/s`,
+      r.errors ? 'FAIL (errors)' : !kept ? 'FAIL (rate not sustained)' : r.latency.p99 <= TARGET_P99_MS ? 'PASS' : 'FAIL',
+    ]);
+  }
+  if (verdicts.length) {
+    out.push(markdownTable(['target', 'measured', 'result'], verdicts));
+    out.push('');
+  }
+
+  const cpu = cpus()[0]?.model ?? 'unknown CPU';
+  out.push(`Setup: ${availableParallelism()} cores (${cpu}), Node ${process.version}; load generator in one process on the same machine ` +
+    `(undici Pool, ${opts.concurrency} keep-alive connections, closed loop); ${opts.repeats} × ${opts.durationS} s peak phases after ${opts.warmupS} s warm-up; ` +
+    `open loop ${opts.durationS} s, latency from the scheduled send time. Bodies: ${bodies.size} distinct gzip structured requests ` +
+    `(${(bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip, ${(bodies.meanJsonBytes / 1024).toFixed(1)} KiB JSON, 3 events × 10 fixes, Wi-Fi scans of 5–10), ` +
+    `every request signed with a fresh timestamp and a unique signature. CPU columns: cores' worth used (server = the child process, all threads; ` +
+    `other = the rest of the machine, e.g. other work running at the same time).`);
+  for (const run of runs) {
+    if (run.smoke) out.push(`${run.server} smoke request: ${run.smoke}`);
+    for (const [k, e] of run.errors) out.push(`${run.server} errors ${k}: ${e.count} (first: ${e.example})`);
+  }
+  return out.join('\n');
+}
+
+// ---------------------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  log(`bench:http — ${opts.servers.join(' then ')}; concurrency ${opts.concurrency}, warm-up ${opts.warmupS} s, ` +
+    `${opts.repeats} × ${opts.durationS} s peak${opts.servers.includes('dwell') ? `, open loop at ${Math.round(opts.openFraction * 100)}%` : ''}`);
+  const runs: ServerRun[] = [];
+  for (const s of opts.servers) runs.push(s === 'dwell' ? await benchDwell() : await benchFloor());
+  if (bodies.grown) log(`(${bodies.grown} bodies were made during the run because the rate outran the prepared ${opts.bodies}; pool now ${bodies.size})`);
+  const table = report(runs);
+  process.stdout.write('\n' + table + '\n');
+  if (opts.json) {
+    const plain = runs.map((r) => ({ ...r, errors: Object.fromEntries(r.errors) }));
+    writeFileSync(opts.json, JSON.stringify({ options: opts, runs: plain }, null, 2));
+    log(`results written to ${opts.json}`);
+  }
+  if (opts.cpuProf) log(`Dwell CPU profiles (main thread and workers) in ${opts.cpuProf}`);
+}
+
+main().then(() => process.exit(0), (err) => {
+  log(`bench:http failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
+  process.exit(1);
+});
