@@ -1,0 +1,25 @@
+/** Test support (not a test file). Shared set-up for the detection tests: fixture venues, a throwaway user store, a context. */
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DetectContext } from '../src/detect/index.js';
+import { MemoryVenueStore } from '../src/detect/memory-venues.js';
+import { openUserStore } from '../src/users/store.js';
+
+export const fixture = (rel: string): string => fileURLToPath(new URL(`../../test/fixtures/detect/${rel}`, import.meta.url));
+
+export function tempDir(): string {
+  return fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-detect-test-'));
+}
+
+export function context(venuesFile: string, dataDir = tempDir()): DetectContext & { dataDir: string } {
+  return {
+    venues: MemoryVenueStore.fromJsonl(fixture(venuesFile)),
+    users: openUserStore(dataDir, { noSync: true }),
+    estimateAddress: () => ({ city: 'Testville', country: 'US' }),
+    app: { app_key: 'test-app', confirm_dwell_s: 300 },
+    now: Date.parse('2024-05-06T12:00:00Z'),
+    dataDir,
+  };
+}
