@@ -38,9 +38,9 @@ const INVALID: Array<[string, unknown, string]> = [
   ['speed below -1', withEvents((r) => { r.events[0].data[0].location.speed = -2; }), '/events/0/data/0/location/speed'],
   ['speed -0.5', withEvents((r) => { r.events[0].data[0].location.speed = -0.5; }), '/events/0/data/0/location/speed'],
   ['timestamp without zone', withEvents((r) => { r.events[0].data[0].timestamp = '2024-05-06T07:28:00'; }), '/events/0/data/0/timestamp'],
-  ['signal outside its event', withEvents((r) => { r.events[0].data[2].timestamp = '2024-05-06T09:28:00+01:00'; }), '/events/0/data/2/timestamp'],
-  ['end before start', withEvents((r) => { r.events[0].end_time = '2024-05-06T07:00:00+01:00'; }), '/events/0/end_time'],
-  ['duplicate event_id', withEvents((r) => { r.events.push({ ...r.events[0] }); }), '/events/1/event_id'],
+  ['signal outside its event', withEvents((r) => { r.events[0].data[2].timestamp = '2024-05-06T09:28:00+02:00'; }), '/events/0/data/2/timestamp'],
+  ['end before start', withEvents((r) => { r.events[0].end_time = '2024-05-06T07:00:00+02:00'; }), '/events/0/end_time'],
+  ['duplicate event_id', withEvents((r) => { r.events.push({ ...r.events[0] }); }), '/events/2/event_id'],
   ['signal with no kind', withEvents((r) => { delete r.events[0].data[0].location; }), '/events/0/data/0'],
   ['bad bssid', withEvents((r) => { r.events[0].data[0].wifi_scan = [{ ssid: 'x', bssid: '12:34:56:78:9a', strength: -50, age: 0 }]; }), '/events/0/data/0/wifi_scan/0/bssid'],
   ['positive strength', withEvents((r) => { r.events[0].data[0].active_wifi = { ssid: 'x', bssid: '12:34:56:78:9a:bc', strength: 3 }; }), '/events/0/data/0/active_wifi/strength'],
@@ -157,8 +157,8 @@ test('a body that never finishes does not stall other requests', async () => {
     `X-App-Key: ${h['x-app-key']}\r\nX-Timestamp: ${h['x-timestamp']}\r\nX-Signature: ${h['x-signature']}\r\n` +
     `Content-Length: ${bytes.length}\r\n\r\n`);
   socket.write(bytes.subarray(0, 20));
-  const other = await signed(dwell.url, app, '/v1/detect', visitRequest());
-  assert.equal(other.status, 200);
+  const other = await signed(dwell.url, app, '/v1/detect', { ...visitRequest(), request_id: 'another' });
+  assert.equal(other.status, 200, JSON.stringify(other.body));
   socket.destroy();
   assert.equal((await fetch(dwell.url + '/healthz')).status, 200);
 });

@@ -44,8 +44,15 @@ test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
   await new Promise((r) => setTimeout(r, 200));
   const exited = dwell.stop('SIGTERM');
   await new Promise((r) => setTimeout(r, 200));
-  // New connections are refused while draining.
-  await assert.rejects(fetch(dwell.url + '/healthz'));
+  // While draining, new work is refused: a new connection is not accepted, and a request on a
+  // kept-alive one is answered 503.
+  await assert.rejects(new Promise((resolve, reject) => {
+    const probe = connect(dwell.port, '127.0.0.1');
+    probe.once('connect', () => { probe.destroy(); resolve(null); });
+    probe.once('error', reject);
+  }));
+  const late = await fetch(dwell.url + '/v1/detect', { method: 'POST' }).then((r) => r.status, () => 'refused');
+  assert.ok(late === 503 || late === 'refused', `late request answered ${late}`);
   socket.write(bytes.subarray(10));
   assert.equal(await exited, 0);
   assert.match(answer, /^HTTP\/1\.1 200 OK/);
