@@ -33,6 +33,7 @@ const SETTINGS = {
   postbackAllowPrivate: { env: 'DWELL_POSTBACK_ALLOW_PRIVATE', doc: 'let postback URLs reach loopback, private and link-local addresses', parse: bool, fallback: () => false },
   workers: { env: 'DWELL_WORKERS', doc: 'detection worker threads', parse: int(1, 256), fallback: () => Math.max(1, availableParallelism()) },
   maxQueue: { env: 'DWELL_MAX_QUEUE', doc: 'detections waiting for a worker before new ones are shed with 503', parse: int(1, 1_000_000), fallback: () => 2048 },
+  rateLimit: { env: 'DWELL_RATE_LIMIT', doc: 'signed requests a second per app, bursts up to the same (0: unlimited)', parse: int(0, 10_000_000), fallback: () => 0 },
   secretGraceS: { env: 'DWELL_SECRET_GRACE_S', doc: 'seconds an old app secret keeps working after rotate-secret', parse: int(0, 31_536_000), fallback: () => 86_400 },
   drainTimeoutMs: { env: 'DWELL_DRAIN_TIMEOUT_MS', doc: 'how long SIGTERM waits for in-flight requests', parse: int(0, 600_000), fallback: () => 10_000 },
   storePollMs: { env: 'DWELL_STORE_POLL_MS', doc: 'how often the venue store is checked for a newer import', parse: int(100, 3_600_000), fallback: () => 2_000 },

@@ -14,6 +14,7 @@ import { Metrics } from './metrics.js';
 import { DetectPool } from './pool.js';
 import { Exchange, type Reply } from './reply.js';
 import { Router } from './router.js';
+import { RateLimiter } from './rate-limit.js';
 import { handleSigned } from './signed.js';
 import { checkMediaType, detectHandler } from './detect-route.js';
 import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
@@ -50,9 +51,11 @@ export async function startServer(config: Config): Promise<Server> {
   metrics.gauge('dwell_detect_queue_depth', 'detections waiting for a worker', () => pool.queued);
   metrics.gauge('dwell_outbox_depth', 'triggers in the outbox (pending and dead)', () => outbox.depth());
   metrics.gauge('dwell_inflight_requests', 'requests being handled', () => inflight);
+  metrics.gauge('process_resident_memory_bytes', 'resident memory of the server process', () => process.memoryUsage.rss());
+  metrics.gauge('dwell_replay_cache_entries', 'signatures remembered against replays', () => replays.size);
   metrics.gauge('dwell_venues', 'venues in the served store', () => store?.count ?? 0);
 
-  const signed = { apps, replays };
+  const signed = { apps, replays, limiter: new RateLimiter(config.rateLimit) };
   const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics };
   const adminDeps = { apps, outbox, token: config.adminToken };
   const json = (ex: Exchange, r: Reply) => ex.send(r);

@@ -9,8 +9,9 @@ import type { AppRecord } from '../schemas/app.js';
 import { checkHeaders, checkSignature, stringToSign, type ReplayCache } from './auth.js';
 import { emptyBody, readBody, type RawBody } from './body.js';
 import type { Exchange, Reply } from './reply.js';
+import type { RateLimiter } from './rate-limit.js';
 
-export interface SignedDeps { apps: AppRegistry; replays: ReplayCache }
+export interface SignedDeps { apps: AppRegistry; replays: ReplayCache; limiter: RateLimiter }
 
 export type SignedHandler = (ex: Exchange, app: AppRecord, body: RawBody) => Promise<Reply>;
 
@@ -21,6 +22,7 @@ export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Excha
   try {
     const headers = { appKey: ex.header('x-app-key'), timestamp: ex.header('x-timestamp'), signature: ex.header('x-signature') };
     app = checkHeaders(headers, deps.apps);
+    deps.limiter.take(app.app_key);
     before?.(ex);
     const hasBody = ex.method !== 'GET' && ex.method !== 'HEAD';
     bodyPromise = hasBody ? readBody(ex.res, Number(ex.header('content-length') || 0)) : Promise.resolve(emptyBody());
