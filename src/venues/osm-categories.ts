@@ -30,7 +30,8 @@ export const OSM_TABLE: Record<string, Record<string, string>> = {
     nursing_home=Nursing Home; prison=Prison; grave_yard=Cemetery; recycling=Recycling Facility;
     events_venue=Event Space; conference_centre=Convention Center; exhibition_centre=Convention Center;
     studio=Recording Studio; animal_shelter=Animal Shelter; shelter=Picnic Shelter; dojo=Martial Arts Dojo;
-    research_institute=Research Laboratory`),
+    research_institute=Research Laboratory; stripclub=Strip Club; fortune_teller=Psychic and Astrologer;
+    animal_boarding=Pet Sitting and Boarding Service`),
   shop: A(`supermarket=Supermarket; convenience=Convenience Store; bakery=Bakery; butcher=Butcher;
     greengrocer=Grocery Store; deli=Deli; alcohol=Liquor Store; wine=Wine Store; beverages=Food and Beverage Retail;
     confectionery=Candy Store; chocolate=Chocolate Store; pastry=Dessert Shop; seafood=Meat and Seafood Store;
@@ -56,7 +57,10 @@ export const OSM_TABLE: Record<string, Record<string, string>> = {
     fabric=Textiles Store; baby_goods=Baby Store; erotic=Adult Store; cannabis=Cannabis Store;
     wholesale=Warehouse or Wholesale Store; locksmith=Locksmith; storage_rental=Storage Facility;
     telecommunication=Mobile Phone Store; electrical=Electronics Store; appliance=Electronics Store;
-    kitchen=Furniture and Home Store; fashion_accessories=Fashion Retail; paint=Hardware Store; tool_hire=Equipment Rental Service`),
+    kitchen=Furniture and Home Store; fashion_accessories=Fashion Retail; paint=Hardware Store; tool_hire=Equipment Rental Service;
+    shoe_repair=Shoe Repair Service; grocery=Grocery Store; camera=Electronics Store; bed=Furniture and Home Store;
+    lighting=Furniture and Home Store; nutrition_supplements=Supplement Store; herbalist=Health Food Store;
+    e-bike=Bicycle Store; pet_grooming=Pet Grooming Service; party=Party Supply Store; psychic=Psychic and Astrologer`),
   tourism: A(`hotel=Hotel; hostel=Hostel; motel=Motel; guest_house=Bed and Breakfast; apartment=Vacation Rental;
     chalet=Ski Chalet; camp_site=Campground; caravan_site=RV Park; museum=Museum; gallery=Art Gallery;
     artwork=Public Art; attraction=Attraction; viewpoint=Scenic Lookout; information=Tourist Information and Service;
@@ -74,14 +78,15 @@ export const OSM_TABLE: Record<string, Record<string, string>> = {
     travel_agent=Travel Agency; employment_agency=Employment Agency; diplomatic=Embassy or Consulate;
     financial=Financial Service; consulting=Management Consultant; advertising_agency=Advertising Agency;
     coworking=Coworking Space; religion=Spiritual Center; educational_institution=Education; newspaper=Publisher;
-    bank=Bank; yes=Office; international_organization=Organization; research=Research Laboratory`),
+    bank=Bank; yes=Office; international_organization=Organization; research=Research Laboratory;
+    tax_advisor=Accounting and Bookkeeping Service; tutoring=Tutoring Service; financial_advisor=Financial Service`),
   craft: A(`carpenter=Carpenter; plumber=Plumber; electrician=Electrician; photographer=Photographer;
     tailor=Tailor; shoemaker=Shoe Repair Service; jeweller=Jewelry Store; brewery=Brewery; winery=Winery;
     bakery=Bakery; confectionery=Candy Store; gardener=Landscaper and Gardener; locksmith=Locksmith;
     caterer=Food and Beverage Service`),
   healthcare: A(`hospital=Hospital; clinic=Healthcare Clinic; doctor=Doctor's Office; dentist=Dentist;
     pharmacy=Pharmacy; physiotherapist=Physical Therapy Clinic; optometrist=Optometrist; psychotherapist=Psychologist;
-    laboratory=Medical Lab; alternative=Alternative Medicine Clinic; blood_donation=Blood Bank; midwife=Maternity Clinic`),
+    laboratory=Medical Lab; rehabilitation=Rehabilitation Center; alternative=Alternative Medicine Clinic; blood_donation=Blood Bank; midwife=Maternity Clinic`),
 };
 
 /** A broad type per key for values the table does not know. */

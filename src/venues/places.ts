@@ -44,8 +44,8 @@ function load(): Gazetteer {
 }
 
 const MAX_KM = 50;
-/** GeoNames' official names where everyday usage differs. */
-const ALIAS: Record<string, string> = { 'New York City': 'New York' };
+/** GeoNames' official names where everyday (postal) usage differs: Manhattan's postal city is New York. */
+const ALIAS: Record<string, string> = { 'New York City': 'New York', Manhattan: 'New York' };
 
 /**
  * The place a point belongs to: among the nearest places within 50 km, the one with the least

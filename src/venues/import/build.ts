@@ -48,7 +48,9 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
   await pruneVersions(out, previous ? [version, previous] : [version]);
 
   const report: ImportReport = {
-    format, file, out, version, rows: progress.rows, venues: writer.count, bad: progress.bad, bad_rows: progress.badRows,
+    format, file, out, version, rows: progress.rows, venues: writer.count, bad: progress.bad,
+    // Duplicates are found when a batch is written, after later lines were read: report in file order.
+    bad_rows: [...progress.badRows].sort((a, b) => (typeof a.line === 'number' && typeof b.line === 'number' ? a.line - b.line : 0)),
     unmapped_categories: Object.fromEntries([...progress.unmapped].sort((a, b) => b[1] - a[1])),
     seconds: Math.round(progress.seconds() * 100) / 100,
   };

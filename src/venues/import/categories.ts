@@ -2,6 +2,9 @@
 import { OSM_KEYS, osmTagType } from '../osm-categories.js';
 import { typeByFsqId, typeByName, type VenueType } from '../taxonomy.js';
 
+/** Foursquare v2 names (TSMC2014) that the current taxonomy spells differently. */
+const LEGACY_NAMES: Record<string, string> = { ferry: 'Boat or Ferry', 'subway': 'Metro Station', 'gym / fitness center': 'Gym' };
+
 export function resolveCategory(categoryId: string | undefined, name: string | undefined): VenueType | undefined {
   let fallback: VenueType | undefined;
   if (categoryId) {
@@ -15,7 +18,7 @@ export function resolveCategory(categoryId: string | undefined, name: string | u
     }
   }
   if (!name) return fallback;
-  const byName = typeByName(name);
+  const byName = typeByName(name) ?? typeByName(LEGACY_NAMES[name.trim().toLowerCase()] ?? '');
   if (byName) return byName;
   // Bare OSM values ("parking", "fuel") as written by OSM-derived files.
   const value = name.trim().toLowerCase().replace(/ /g, '_');

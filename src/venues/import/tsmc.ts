@@ -28,7 +28,9 @@ function headerCols(line: string): Cols | undefined {
   const find = (alts: string[]): number => names.findIndex((n) => alts.includes(n));
   const venue = find(HEADER_NAMES.venue);
   if (venue < 0) return undefined;
-  const cols = { sep, venue, catId: find(HEADER_NAMES.catId), catName: find(HEADER_NAMES.catName), lat: find(HEADER_NAMES.lat), lon: find(HEADER_NAMES.lon), width: names.length };
+  const cols = { sep, venue, catId: find(HEADER_NAMES.catId), catName: find(HEADER_NAMES.catName), lat: find(HEADER_NAMES.lat), lon: find(HEADER_NAMES.lon), width: 0 };
+  // Only the columns we read must be present: the CSV copies add trailing derived columns.
+  cols.width = Math.max(cols.venue, cols.catId, cols.catName, cols.lat, cols.lon) + 1;
   for (const [k, v] of Object.entries(cols)) if (v === -1) throw new Error(`TSMC header has a venue id column but no ${k} column: ${line.slice(0, 200)}`);
   return cols;
 }
