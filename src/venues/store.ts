@@ -18,13 +18,16 @@ export interface StoreHandle { id: string; dir: string; index: SharedArrayBuffer
 export interface VenueStore {
   readonly id: string;
   readonly count: number;
-  /** Venues within radiusM of a point, nearest first (exact metre distance), at most max. */
+  /** Venues within radiusM of a point, nearest first (exact metre distance), at most max. Records are frozen (cached per thread). */
   near(lat: number, lon: number, radiusM: number, max: number): Array<{ venue: Venue; distance: number }>;
   get(index: number): Venue | undefined;
   /** The record index of a venue id, for lookups by id. */
   indexOf(id: string): number | undefined;
   close(): void;
 }
+
+/** Decoded records kept per thread: detection traffic revisits the same streets. */
+const CACHE_MAX = 16_384;
 
 const CHUNK = 1 << 28; // fs reads are capped at 2 GiB a call; 256 MiB steps keep it simple
 
@@ -55,6 +58,7 @@ class OpenStore implements VenueStore {
   readonly count: number;
   private readonly index: Flatbush;
   private readonly db: Records;
+  private readonly cache = new Map<number, Venue>();
 
   constructor(h: StoreHandle) {
     this.id = h.id;
@@ -67,7 +71,7 @@ class OpenStore implements VenueStore {
     const out: Array<{ venue: Venue; distance: number }> = [];
     // A few extra candidates: Float32 rounding in the index can swap near-equal neighbours.
     for (const i of nearIds(this.index, lat, lon, radiusM, max + 4)) {
-      const venue = this.db.venues.get(i);
+      const venue = this.record(i);
       if (!venue) continue;
       const distance = haversineM(lat, lon, venue.lat, venue.lon);
       if (distance <= radiusM) out.push({ venue, distance });
@@ -78,7 +82,20 @@ class OpenStore implements VenueStore {
   }
 
   get(index: number): Venue | undefined {
-    return Number.isInteger(index) && index >= 0 && index < this.count ? this.db.venues.get(index) : undefined;
+    return Number.isInteger(index) && index >= 0 && index < this.count ? this.record(index) : undefined;
+  }
+
+  /** Cached records are frozen: they are shared by every caller in this thread. */
+  private record(i: number): Venue | undefined {
+    let v = this.cache.get(i);
+    if (v) return v;
+    v = this.db.venues.get(i);
+    if (!v) return undefined;
+    if (v.address) Object.freeze(v.address);
+    Object.freeze(v);
+    if (this.cache.size >= CACHE_MAX) this.cache.clear(); // O(1) bound; an LRU costs more than it saves here
+    this.cache.set(i, v);
+    return v;
   }
 
   indexOf(id: string): number | undefined {

@@ -1,0 +1,195 @@
+/**
+ * Venue store benchmark:  node dist/bench/venues.js [--sizes 1e6,1e7,1e8] [--queries 20000] [--no-nyc]
+ * Seeded synthetic venues clustered like cities (Zipf-sized, Gaussian spread, 5% rural), plus the
+ * real New York file when present. Each size runs in its own child process so memory numbers do
+ * not mix. Queries (100 m, ≤ 50 results) run inside a worker thread on the SharedArrayBuffer index.
+ * Sizes above --records-max (default 1e6) are index-only: no LMDB records, which is what build
+ * time and query numbers there measure; the 1M row and the NYC row include records.
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, statSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { runImport } from '../src/venues/import/build.js';
+import { Progress } from '../src/venues/import/report.js';
+import { StoreWriter } from '../src/venues/import/writer.js';
+import { buildIndex } from '../src/venues/spatial-index.js';
+import { loadStore, type StoreHandle } from '../src/venues/store.js';
+import { FORMAT_VERSION, writeCurrent } from '../src/venues/store-layout.js';
+
+const NYC = '/work/shared/data/vd/nyc-venues.jsonl.gz';
+const argv = process.argv.slice(2);
+const arg = (name: string, dflt: string): string => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
+const say = (msg: string): void => { process.stderr.write(`[bench:venues] ${msg}\n`); };
+
+interface Row { dataset: string; n: number; records: boolean; build_s: number; ram_b: number; disk_b: number; rss_mb: number; peak_mb: number; load_s: number; ready_s: number; p50_us: number; p99_us: number; mean_hits: number }
+
+function rng(seed: number): () => number {
+  return () => { seed = (seed + 0x6d2b79f5) >>> 0; let t = seed; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
+}
+
+/** n venues around 20k Zipf-weighted cities (sigma 2–20 km by size) plus 5% uniform background. */
+function synthetic(n: number, seed = 42): { lat: Float32Array; lon: Float32Array } {
+  const r = rng(seed);
+  const gauss = (): number => Math.sqrt(-2 * Math.log(r() || 1e-12)) * Math.cos(2 * Math.PI * r());
+  const C = 20_000;
+  const cLat = new Float64Array(C), cLon = new Float64Array(C), sigma = new Float64Array(C), cdf = new Float64Array(C);
+  let sum = 0;
+  for (let k = 0; k < C; k++) {
+    cLat[k] = -45 + r() * 105; cLon[k] = -180 + r() * 360;
+    sigma[k] = (2 + 18 / Math.sqrt(k + 1)) / 111.2; // degrees
+    cdf[k] = sum += 1 / (k + 1);
+  }
+  const lat = new Float32Array(n), lon = new Float32Array(n);
+  for (let i = 0; i < n; i++) {
+    if (r() < 0.05) { lat[i] = -55 + r() * 125; lon[i] = -180 + r() * 360; continue; }
+    const u = r() * sum;
+    let lo = 0, hi = C - 1;
+    while (lo < hi) { const m = (lo + hi) >> 1; if (cdf[m] < u) lo = m + 1; else hi = m; }
+    lat[i] = Math.max(-89, Math.min(89, cLat[lo] + gauss() * sigma[lo]));
+    lon[i] = ((cLon[lo] + (gauss() * sigma[lo]) / Math.cos((cLat[lo] * Math.PI) / 180) + 540) % 360) - 180;
+  }
+  return { lat, lon };
+}
+
+/** Query points ~30 m from random venues: where devices actually are. */
+function queryPoints(lat: ArrayLike<number>, lon: ArrayLike<number>, n: number, q: number): Float64Array {
+  const r = rng(7);
+  const pts = new Float64Array(new SharedArrayBuffer(q * 16));
+  for (let i = 0; i < q; i++) {
+    const j = Math.floor(r() * n);
+    pts[2 * i] = lat[j] + (r() - 0.5) * 0.0005; pts[2 * i + 1] = lon[j] + (r() - 0.5) * 0.0007;
+  }
+  return pts;
+}
+
+const WORKER = `import { parentPort, workerData } from 'node:worker_threads';
+const { h, pts, records, spatial, store } = workerData;
+const t0 = performance.now();
+let near;
+if (records) { const s = (await import(store)).openStore(h); near = (la, lo) => s.near(la, lo, 100, 50).length; }
+else { const m = await import(spatial); const ix = m.openIndex(h.index); near = (la, lo) => m.nearIds(ix, la, lo, 100, 50).length; }
+near(pts[0], pts[1]);
+const readyMs = performance.now() - t0;
+const q = pts.length / 2, warm = Math.min(2000, q >> 2), times = new Float64Array(q - warm);
+let hits = 0;
+for (let i = 0; i < warm; i++) hits += near(pts[2 * i], pts[2 * i + 1]);
+hits = 0;
+for (let i = warm; i < q; i++) { const a = performance.now(); hits += near(pts[2 * i], pts[2 * i + 1]); times[i - warm] = performance.now() - a; }
+times.sort();
+parentPort.postMessage({ readyMs, p50: times[times.length >> 1] * 1000, p99: times[Math.floor(times.length * 0.99)] * 1000, hits: hits / times.length });`;
+
+async function queryInWorker(h: StoreHandle, pts: Float64Array, records: boolean) {
+  const base = import.meta.url;
+  const w = new Worker(new URL(`data:text/javascript,${encodeURIComponent(WORKER)}`), {
+    workerData: { h, pts, records, spatial: new URL('../src/venues/spatial-index.js', base).href, store: new URL('../src/venues/store.js', base).href },
+  });
+  const res = await new Promise<{ readyMs: number; p50: number; p99: number; hits: number }>((ok, ko) => { w.once('message', ok); w.once('error', ko); });
+  await w.terminate();
+  return res;
+}
+
+async function dirBytes(dir: string): Promise<number> {
+  let b = 0;
+  for (const f of await readdir(dir, { recursive: true })) { const s = statSync(join(dir, f)); if (s.isFile()) b += s.blocks * 512; }
+  return b;
+}
+
+/** One size, in this (child) process. */
+async function runSize(n: number, queries: number, recordsMax: number): Promise<Row> {
+  const root = await mkdtemp(join(tmpdir(), 'dwell-bench-'));
+  try {
+    say(`${n.toExponential(0)}: generating`);
+    const { lat, lon } = synthetic(n);
+    const records = n <= recordsMax;
+    const t0 = performance.now();
+    const version = 'v-bench';
+    const dir = join(root, version);
+    if (records) {
+      const w = await StoreWriter.create(dir, new Progress('jsonl', 'synthetic', true));
+      for (let i = 0; i < n; i++) {
+        w.add({ id: `s${i}`, name: `Venue ${i}`, lat: lat[i], lon: lon[i], type_id: 426, type: 'Café', category: 'Dining and Drinking', sub_category: 'Café', radius: 10, popularity: i % 50, address: { city: 'Synthetic', country: 'Nowhere', formatted_city: 'Synthetic' } }, i + 1);
+      }
+      await w.finish({ format: 'jsonl', file: 'synthetic' });
+    } else {
+      say(`${n.toExponential(0)}: building index (index-only)`);
+      const index = buildIndex(lat, lon, n);
+      await mkdir(dir, { recursive: true });
+      await writeFile(join(dir, 'index.bin'), new Uint8Array(index));
+      await writeFile(join(dir, 'meta.json'), JSON.stringify({ format_version: FORMAT_VERSION, count: n, bbox: [-180, -90, 180, 90], source: { format: 'synthetic', file: '' }, built_at: new Date().toISOString(), index_bytes: index.byteLength }));
+    }
+    const build = (performance.now() - t0) / 1000;
+    await writeCurrent(root, version);
+    const rss = process.memoryUsage().rss;
+    say(`${n.toExponential(0)}: built in ${build.toFixed(1)} s; loading and querying`);
+    const pts = queryPoints(lat, lon, n, queries);
+    const t1 = performance.now();
+    const h = await loadStore(root);
+    const load = (performance.now() - t1) / 1000;
+    const q = await queryInWorker(h, pts, records);
+    return row(`synthetic ${n.toExponential(0)}`, n, records, build, h, await dirBytes(dir), rss, load, q);
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function row(dataset: string, n: number, records: boolean, build: number, h: StoreHandle, disk: number, rss: number, load: number, q: { readyMs: number; p50: number; p99: number; hits: number }): Row {
+  return {
+    dataset, n, records, build_s: build, ram_b: h.index.byteLength / n, disk_b: disk / n, rss_mb: rss / 2 ** 20,
+    peak_mb: process.resourceUsage().maxRSS / 1024, load_s: load, ready_s: load + q.readyMs / 1000, p50_us: q.p50, p99_us: q.p99, mean_hits: q.hits,
+  };
+}
+
+async function runNyc(queries: number): Promise<Row[]> {
+  const root = await mkdtemp(join(tmpdir(), 'dwell-bench-nyc-'));
+  try {
+    const rep = await runImport({ format: 'jsonl', file: NYC, out: root, quiet: true });
+    const rss = process.memoryUsage().rss;
+    const t1 = performance.now();
+    const h = await loadStore(root);
+    const load = (performance.now() - t1) / 1000;
+    const s = (await import('../src/venues/store.js')).openStore(h);
+    const vs = Array.from({ length: h.count }, (_, i) => s.get(i)!);
+    const pts = queryPoints(vs.map((v) => v.lat), vs.map((v) => v.lon), h.count, queries);
+    const disk = await dirBytes(join(root, rep.version));
+    return [
+      row('NYC vd file, with records', h.count, true, rep.seconds, h, disk, rss, load, await queryInWorker(h, pts, true)),
+      row('NYC vd file, index only', h.count, false, rep.seconds, h, disk, rss, load, await queryInWorker(h, pts, false)),
+    ];
+  } finally {
+    await rm(root, { recursive: true, force: true });
+  }
+}
+
+function table(rows: Row[]): string {
+  const f = (x: number, d = 1) => x.toFixed(d);
+  const head = '| dataset | venues | records | build s | index B/venue (RAM) | disk B/venue | RSS after build MB | peak RSS MB | loadStore s | ready s | p50 µs | p99 µs | mean hits |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|';
+  return [head, ...rows.map((r) => `| ${r.dataset} | ${r.n.toLocaleString('en')} | ${r.records ? 'LMDB' : 'index only'} | ${f(r.build_s)} | ${f(r.ram_b)} | ${f(r.disk_b)} | ${f(r.rss_mb, 0)} | ${f(r.peak_mb, 0)} | ${f(r.load_s, 2)} | ${f(r.ready_s, 2)} | ${f(r.p50_us)} | ${f(r.p99_us)} | ${f(r.mean_hits)} |`)].join('\n');
+}
+
+async function main(): Promise<void> {
+  const queries = Number(arg('queries', '20000'));
+  const recordsMax = Number(arg('records-max', '1e6'));
+  if (argv.includes('--child')) {
+    const r = await runSize(Number(arg('child', '0')), queries, recordsMax);
+    process.stdout.write(JSON.stringify(r) + '\n');
+    return;
+  }
+  const sizes = arg('sizes', '1e6,1e7').split(',').map(Number);
+  const rows: Row[] = [];
+  if (!argv.includes('--no-nyc') && existsSync(NYC)) { say('NYC file'); rows.push(...(await runNyc(queries))); }
+  for (const n of sizes) {
+    const child = spawnSync(process.execPath, ['--max-old-space-size=8192', fileURLToPath(import.meta.url), '--child', String(n), '--queries', String(queries), '--records-max', String(recordsMax)], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+    if (child.status !== 0) { say(`size ${n} failed (exit ${child.status ?? child.signal})`); continue; }
+    rows.push(JSON.parse(child.stdout.toString().trim().split('\n').pop()!) as Row);
+  }
+  say('done');
+  console.log(`\nVenue store, ${queries} radius queries of 100 m (≤ 50 results) in a worker thread; sizes above ${recordsMax.toExponential(0)} are index-only (no LMDB records).\n`);
+  console.log(table(rows));
+  console.log('\nTargets: 100M index ≤ 2.5 GB resident and built in ≤ 90 s; p99 ≤ 50 µs; ready ≤ 3 s at 10M.');
+}
+
+await main();
