@@ -1,7 +1,12 @@
 /**
  * The durable outbox: every trigger of an accepted request is committed here (LMDB, synced to
- * disk) before the 202 is sent, and leaves only once it has been delivered. Delivery workers
- * claim from it; the admin API lists what is pending or dead.
+ * disk) before the 202 is sent, and leaves only once its delivery succeeded. It is the queue of
+ * both postbacks and bucket exports.
+ *
+ * Like pg-boss: senders `claim` due entries, which pushes their `next_at` past a lease; a sender
+ * that dies mid-delivery simply lets the lease run out and the entry comes due again (at least
+ * once). `ack` removes, `retry` reschedules, `kill` parks as dead. Wake-ups from `enqueue` only
+ * cut latency; senders poll `due` as the guarantee.
  */
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
@@ -15,21 +20,29 @@ export interface OutboxEntry {
   trigger: Trigger;
   status: TriggerStatus;
   attempts: number;
-  /** ms: when the next attempt is due. */
+  /** ms: when the entry is next due (after a claim, when its lease runs out). */
   next_at: number;
   created_at: number;
+  /** ms of the first delivery attempt, for the 202 → first attempt metric. */
+  first_attempt_at?: number;
   last_error?: string;
 }
+
+type Key = [string, string];
+type DueKey = [number, string, string];
 
 export class Outbox {
   private readonly root: RootDatabase;
   /** Keyed [app_key, id] so one app's backlog is one range. */
-  private readonly entries: Database<OutboxEntry, [string, string]>;
+  private readonly entries: Database<OutboxEntry, Key>;
+  /** [next_at, app_key, id] → created_at for every pending entry: the schedule senders poll. */
+  private readonly due_: Database<number, DueKey>;
   private readonly wakeups = new Set<() => void>();
 
   constructor(dataDir: string) {
     this.root = open({ path: path.join(dataDir, 'outbox.mdb'), compression: false });
-    this.entries = this.root.openDB<OutboxEntry, [string, string]>({ name: 'entries' });
+    this.entries = this.root.openDB<OutboxEntry, Key>({ name: 'entries' });
+    this.due_ = this.root.openDB<number, DueKey>({ name: 'due' });
   }
 
   /** Resolves once every trigger is committed to disk: only then may the request be acknowledged. */
@@ -38,10 +51,61 @@ export class Outbox {
     await this.root.transaction(() => {
       for (const trigger of triggers) {
         const id = trigger.data.id;
-        this.entries.put([appKey, id], { id, app_key: appKey, trigger, status: 'pending', attempts: 0, next_at: now, created_at: now });
+        this.putPending({ id, app_key: appKey, trigger, status: 'pending', attempts: 0, next_at: now, created_at: now });
       }
     });
     for (const wake of this.wakeups) wake();
+  }
+
+  /** Pending entries due at `now`, oldest schedule first; `skip` filters apps the caller cannot take now. */
+  due(now: number, limit: number, skip?: (appKey: string) => boolean): OutboxEntry[] {
+    const out: OutboxEntry[] = [];
+    for (const key of this.due_.getKeys({ end: [now, '\uffff', '\uffff'] as DueKey })) {
+      const [, appKey, id] = key as DueKey;
+      if (skip?.(appKey)) continue;
+      const e = this.entries.get([appKey, id]);
+      if (e && e.status === 'pending') out.push(e);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Leases the entries for `leaseMs`: nobody else gets them unless the holder dies. */
+  async claim(list: OutboxEntry[], leaseMs: number, now = Date.now()): Promise<OutboxEntry[]> {
+    const claimed: OutboxEntry[] = [];
+    await this.root.transaction(() => {
+      for (const e of list) {
+        const cur = this.entries.get([e.app_key, e.id]);
+        if (!cur || cur.status !== 'pending' || cur.next_at > now) continue; // someone else holds it
+        this.due_.remove([cur.next_at, cur.app_key, cur.id]);
+        const next = { ...cur, next_at: now + leaseMs, attempts: cur.attempts + 1, first_attempt_at: cur.first_attempt_at ?? now };
+        this.putPending(next);
+        claimed.push(next);
+      }
+    });
+    return claimed;
+  }
+
+  /** Delivered: gone for good. */
+  async ack(list: Array<Pick<OutboxEntry, 'app_key' | 'id'>>): Promise<void> {
+    await this.root.transaction(() => {
+      for (const { app_key, id } of list) {
+        const cur = this.entries.get([app_key, id]);
+        if (!cur) continue;
+        if (cur.status === 'pending') this.due_.remove([cur.next_at, app_key, id]);
+        this.entries.remove([app_key, id]);
+      }
+    });
+  }
+
+  /** Failed this time: due again at `nextAt`. */
+  async retry(list: Array<Pick<OutboxEntry, 'app_key' | 'id'>>, nextAt: number, error: string): Promise<void> {
+    await this.update(list, (cur) => ({ ...cur, next_at: nextAt, last_error: error }));
+  }
+
+  /** Given up: kept as dead, listed and replayable, never retried on its own. */
+  async kill(list: Array<Pick<OutboxEntry, 'app_key' | 'id'>>, error: string): Promise<void> {
+    await this.update(list, (cur) => ({ ...cur, status: 'dead', last_error: error }));
   }
 
   list(appKey: string, status: TriggerStatus, limit = 1000): OutboxEntry[] {
@@ -56,15 +120,25 @@ export class Outbox {
   /** Requeues an app's dead triggers for immediate delivery; answers how many. */
   async replayDead(appKey: string, now = Date.now()): Promise<number> {
     const dead = this.list(appKey, 'dead', Number.MAX_SAFE_INTEGER);
-    await this.root.transaction(() => {
-      for (const e of dead) this.entries.put([appKey, e.id], { ...e, status: 'pending', attempts: 0, next_at: now });
-    });
+    await this.update(dead, (cur) => ({ ...cur, status: 'pending', attempts: 0, next_at: now, last_error: cur.last_error }));
     if (dead.length) for (const wake of this.wakeups) wake();
     return dead.length;
   }
 
+  /** Entries held, pending and dead. */
   depth(): number {
     return this.entries.getCount();
+  }
+
+  pendingCount(): number {
+    return this.due_.getCount();
+  }
+
+  /** ms since the oldest pending entry was enqueued (0 when none). */
+  oldestPendingAge(now = Date.now()): number {
+    let oldest = now;
+    for (const { value } of this.due_.getRange()) oldest = Math.min(oldest, value);
+    return now - oldest;
   }
 
   /** Delivery workers subscribe to cut latency; a polling pass remains the guarantee. */
@@ -75,5 +149,23 @@ export class Outbox {
 
   close(): Promise<void> {
     return this.root.close();
+  }
+
+  private async update(list: Array<Pick<OutboxEntry, 'app_key' | 'id'>>, change: (cur: OutboxEntry) => OutboxEntry): Promise<void> {
+    await this.root.transaction(() => {
+      for (const { app_key, id } of list) {
+        const cur = this.entries.get([app_key, id]);
+        if (!cur) continue;
+        if (cur.status === 'pending') this.due_.remove([cur.next_at, app_key, id]);
+        const next = change(cur);
+        if (next.status === 'pending') this.putPending(next);
+        else this.entries.put([app_key, id], next);
+      }
+    });
+  }
+
+  private putPending(e: OutboxEntry): void {
+    this.entries.put([e.app_key, e.id], e);
+    this.due_.put([e.next_at, e.app_key, e.id], e.created_at);
   }
 }
