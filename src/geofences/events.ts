@@ -1,0 +1,78 @@
+/**
+ * Entry and exit events from a user's fixes, pure: the index answers what each fix is clearly
+ * inside or straddling, and the user's presence (the fences they are inside) carries the
+ * hysteresis from fix to fix and request to request.
+ * - clearly inside a fence the user is not in: entry;
+ * - clearly outside (not even straddling) a fence the user is in: exit;
+ * - straddling the edge: nothing changes;
+ * - a fence deleted or expired while the user was inside leaves presence silently (contract §4:
+ *   a disabled geofence raises no events).
+ * Fixes no later than the last fix that changed anything are skipped, so a retried or late request
+ * neither repeats events nor undoes newer ones.
+ */
+import type { GeofenceEvent } from '../schemas/visit.js';
+import type { FenceIndex } from './index.js';
+import { INSIDE, type Class } from './match.js';
+
+export interface Fix { timestamp: string; lat: number; long: number; accuracy?: number }
+
+export interface Presence {
+  /** Ids of the fences the user is inside. */
+  inside: string[];
+  /** Ms of the latest fix that changed the presence; 0 for a new user. */
+  last: number;
+}
+
+export const NO_PRESENCE: Presence = Object.freeze({ inside: [], last: 0 }) as Presence;
+
+export interface FenceView {
+  index: FenceIndex;
+  /** tag and push_text of a fence, for the event. */
+  info(id: string): { tag: string | null; push_text: string | null } | undefined;
+}
+
+export interface Evaluation { events: GeofenceEvent[]; presence: Presence; changed: boolean }
+
+export function evaluate(view: FenceView, before: Presence, fixes: readonly Fix[], now: number): Evaluation {
+  const { index } = view;
+  const inside = new Set(before.inside);
+  const events: GeofenceEvent[] = [];
+  let last = before.last;
+  let changed = false;
+  const ordered = fixes
+    .map((f) => ({ f, t: Date.parse(f.timestamp) }))
+    .filter((x) => Number.isFinite(x.t) && x.t > before.last)
+    .sort((a, b) => a.t - b.t);
+  for (const { f, t } of ordered) {
+    const n = index.query(f.lat, f.long, f.accuracy ?? 0, now);
+    const here = new Map<string, Class>();
+    for (let i = 0; i < n; i++) here.set(index.idOf(index.hitSlots[i]), index.hitClass[i] as Class);
+    // Exits before entries: leaving one fence for a neighbour reads in that order.
+    for (const id of inside) {
+      if (!index.isLive(id, now)) {
+        inside.delete(id);
+        changed = true;
+      } else if (!here.has(id)) {
+        inside.delete(id);
+        events.push(event('exit', id, f, view));
+        changed = true;
+        last = t;
+      }
+    }
+    for (const [id, c] of here) {
+      if (c !== INSIDE || inside.has(id)) continue;
+      inside.add(id);
+      events.push(event('entry', id, f, view));
+      changed = true;
+      last = t;
+    }
+  }
+  return { events, presence: { inside: [...inside], last }, changed };
+}
+
+function event(type: 'entry' | 'exit', id: string, f: Fix, view: FenceView): GeofenceEvent {
+  const info = view.info(id);
+  const location: GeofenceEvent['location'] = { lat: f.lat, long: f.long };
+  if (f.accuracy !== undefined) location.accuracy = f.accuracy;
+  return { type, geofence_id: id, tag: info?.tag ?? null, push_text: info?.push_text ?? null, timestamp: f.timestamp, location };
+}

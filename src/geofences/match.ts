@@ -1,0 +1,85 @@
+/**
+ * Exact point tests, pure. A fix is a point with an accuracy circle; against a fence it is
+ * clearly inside (the whole circle inside), clearly outside (the whole circle outside) or
+ * straddling the edge. Distances are equirectangular at the mean latitude: within 0.1 % of the
+ * sphere at fence scales (≤ 100 km), and no trigonometry beyond one cosine per test.
+ */
+import { M_PER_DEG, wrapDelta } from './geometry.js';
+
+export const INSIDE = 1;
+export const STRADDLE = 0;
+export const OUTSIDE = -1;
+export type Class = typeof INSIDE | typeof STRADDLE | typeof OUTSIDE;
+
+/** Closer to the edge than this counts as on it: below GPS resolution by orders of magnitude. */
+export const EDGE_EPSILON_M = 1e-3;
+const RAD = Math.PI / 180;
+
+/**
+ * From a signed distance to the edge (negative inside, metres). The edge belongs to the fence, so
+ * a point on it with no accuracy given is inside.
+ */
+export function classify(signedDistance: number, accuracy: number): Class {
+  const d = Math.abs(signedDistance) <= EDGE_EPSILON_M ? 0 : signedDistance;
+  if (d <= -accuracy) return INSIDE;
+  if (d > accuracy) return OUTSIDE;
+  return STRADDLE;
+}
+
+/** Metres between two points, the short way round in longitude. */
+export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const x = wrapDelta(lon2 - lon1) * Math.cos((lat1 + lat2) * 0.5 * RAD);
+  const y = lat2 - lat1;
+  return Math.sqrt(x * x + y * y) * M_PER_DEG;
+}
+
+/** Great-circle metres, for checking the approximation. */
+export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
+  const s1 = Math.sin(((lat2 - lat1) * RAD) / 2), s2 = Math.sin(((lon2 - lon1) * RAD) / 2);
+  const h = s1 * s1 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * s2 * s2;
+  return 2 * Math.asin(Math.min(1, Math.sqrt(h))) * (M_PER_DEG / RAD);
+}
+
+export function circleSignedDistance(lat: number, lon: number, cLat: number, cLon: number, radius: number): number {
+  return distanceM(lat, lon, cLat, cLon) - radius;
+}
+
+/**
+ * Signed distance from a point to a ring of unwrapped [lon, lat] pairs in `coords` from vertex
+ * `start`, `count` vertices. The ring is projected around the point (x east, y north, metres), so
+ * inside-ness is a ray cast from the origin along +x and the distance is to the nearest edge.
+ * `lon` must already be moved by 360° next to the ring (`lonNear`) when the ring wraps.
+ */
+export function polygonSignedDistance(lat: number, lon: number, coords: Float64Array, start: number, count: number): number {
+  const kx = Math.cos(lat * RAD) * M_PER_DEG;
+  const base = 2 * start;
+  let inside = false;
+  let best = Infinity;
+  let jx = (coords[base + 2 * (count - 1)] - lon) * kx;
+  let jy = (coords[base + 2 * (count - 1) + 1] - lat) * M_PER_DEG;
+  for (let i = 0; i < count; i++) {
+    const ix = (coords[base + 2 * i] - lon) * kx;
+    const iy = (coords[base + 2 * i + 1] - lat) * M_PER_DEG;
+    if ((iy > 0) !== (jy > 0) && ix + ((0 - iy) * (jx - ix)) / (jy - iy) > 0) inside = !inside;
+    // Squared distance from the origin to segment i–j.
+    const ex = jx - ix, ey = jy - iy;
+    const len2 = ex * ex + ey * ey;
+    let t = len2 > 0 ? -(ix * ex + iy * ey) / len2 : 0;
+    t = t < 0 ? 0 : t > 1 ? 1 : t;
+    const px = ix + t * ex, py = iy + t * ey;
+    const d2 = px * px + py * py;
+    if (d2 < best) best = d2;
+    jx = ix;
+    jy = iy;
+  }
+  const d = Math.sqrt(best);
+  return inside ? -d : d;
+}
+
+/**
+ * The point's longitude, give or take 360°, nearest to `mid` (the middle of a ring's unwrapped
+ * longitudes): a ring spans less than 360°, so that is the one copy that can lie inside it.
+ */
+export function lonNear(lon: number, mid: number): number {
+  return mid + wrapDelta(lon - mid);
+}

@@ -1,0 +1,103 @@
+/**
+ * The five geofence endpoints of contract §4. Each handler runs after handleSigned has verified
+ * the signature and gets the route's params: the app in the path must be the signing app (403
+ * otherwise), and a geofence of another app is simply not found (404), never revealed.
+ */
+import { DwellError } from '../errors.js';
+import type { AppRecord } from '../schemas/app.js';
+import type { GeofenceList, GeofenceRecord, StoredGeofence } from '../schemas/geofence.js';
+import { inflate, type RawBody } from '../server/body.js';
+import type { Exchange, Reply } from '../server/reply.js';
+import { ID_PATTERN, type GeofenceStore } from './store.js';
+import { parseJson, validateCreate, validateUpdate } from './validate.js';
+
+export type GeofenceHandler = (params: Record<string, string>, ex: Exchange, app: AppRecord, raw: RawBody) => Promise<Reply>;
+
+export interface GeofenceDeps { store: GeofenceStore }
+
+const BASE = '/v2/apps/:app_key/geofences';
+const LIMIT_DEFAULT = 100;
+const LIMIT_MAX = 1000;
+
+export function geofenceRoutes({ store }: GeofenceDeps): Array<[string, string, GeofenceHandler]> {
+  return [
+    ['POST', `${BASE}/create`, async (p, ex, app, raw) => {
+      bound(p, app);
+      const rec = await store.create(app.app_key, validateCreate(await body(ex, raw)));
+      return { status: 200, body: rec.id };
+    }],
+    ['POST', `${BASE}/:id/update`, async (p, ex, app, raw) => {
+      bound(p, app);
+      const patch = validateUpdate(await body(ex, raw));
+      const rec = ID_PATTERN.test(p.id) ? await store.update(app.app_key, p.id, patch) : undefined;
+      if (!rec) throw notFound(p.id);
+      return { status: 200, body: rec.id };
+    }],
+    ['GET', `${BASE}/:id`, async (p, _ex, app) => {
+      bound(p, app);
+      const rec = ID_PATTERN.test(p.id) ? store.get(app.app_key, p.id) : undefined;
+      if (!rec) throw notFound(p.id);
+      return { status: 200, body: publicGeofence(rec) };
+    }],
+    ['GET', BASE, async (p, ex, app) => {
+      bound(p, app);
+      const q = new URLSearchParams(ex.query);
+      const tag = q.get('tag') || undefined;
+      const { items, next } = store.list(app.app_key, { tag, after: cursorIn(q.get('cursor')), limit: limitIn(q.get('limit')) });
+      const out: GeofenceList = { geofences: items.map(publicGeofence), next_cursor: next === null ? null : cursorOut(next) };
+      return { status: 200, body: out };
+    }],
+    ['POST', `${BASE}/:id/delete`, async (p, _ex, app) => {
+      bound(p, app);
+      if (!ID_PATTERN.test(p.id) || !(await store.delete(app.app_key, p.id))) throw notFound(p.id);
+      return { status: 200, body: p.id };
+    }],
+  ];
+}
+
+/** The record as customers read it: no app key, fields in contract order. */
+export function publicGeofence(r: StoredGeofence): GeofenceRecord {
+  return {
+    id: r.id, tag: r.tag, location: r.location, ttl: r.ttl, push_text: r.push_text,
+    created_at: r.created_at, updated_at: r.updated_at, expires_at: r.expires_at,
+  };
+}
+
+function bound(p: Record<string, string>, app: AppRecord): void {
+  if (p.app_key !== app.app_key) {
+    throw new DwellError('forbidden', `the app key in the path must be the signing app's (${app.app_key}), got ${JSON.stringify(p.app_key)}`);
+  }
+}
+
+const notFound = (id: string) => new DwellError('not_found', `no geofence ${JSON.stringify(id)} in this app (never created, deleted, or expired)`);
+
+async function body(ex: Exchange, raw: RawBody): Promise<unknown> {
+  const encoding = ex.header('content-encoding').trim().toLowerCase();
+  if (encoding !== '' && encoding !== 'gzip' && encoding !== 'identity') {
+    throw new DwellError('unsupported_media_type', `Content-Encoding is gzip or absent, got ${JSON.stringify(encoding)}`);
+  }
+  const type = ex.header('content-type').split(';')[0].trim().toLowerCase();
+  if (type !== '' && type !== 'application/json') {
+    throw new DwellError('unsupported_media_type', `Content-Type is application/json, got ${JSON.stringify(type)}`);
+  }
+  return parseJson(encoding === 'gzip' ? await inflate(raw.bytes) : raw.bytes);
+}
+
+function limitIn(raw: string | null): number {
+  if (raw === null || raw === '') return LIMIT_DEFAULT;
+  const n = Number(raw);
+  if (!/^\d+$/.test(raw) || n < 1 || n > LIMIT_MAX) {
+    throw new DwellError('invalid_request', `limit is an integer from 1 to ${LIMIT_MAX}, got ${JSON.stringify(raw)}`, '/limit');
+  }
+  return n;
+}
+
+/** Opaque to callers: the last id of the previous page, base64url. */
+const cursorOut = (id: string) => Buffer.from(id).toString('base64url');
+
+function cursorIn(raw: string | null): string | undefined {
+  if (raw === null || raw === '') return undefined;
+  const id = Buffer.from(raw, 'base64url').toString();
+  if (!ID_PATTERN.test(id)) throw new DwellError('invalid_request', `cursor is the next_cursor of a previous page, got ${JSON.stringify(raw)}`, '/cursor');
+  return id;
+}

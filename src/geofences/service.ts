@@ -1,0 +1,22 @@
+/** The geofence side of the server in one handle: the store, its sweep, and a close for the drain. */
+import { ExpirySweeper, type SweepOptions } from './expiry.js';
+import { GeofenceStore, type StoreOptions } from './store.js';
+
+export interface GeofenceService {
+  store: GeofenceStore;
+  sweeper: ExpirySweeper;
+  close(): Promise<void>;
+}
+
+export function openGeofenceService(dataDir: string, opts: StoreOptions & SweepOptions = {}): GeofenceService {
+  const store = new GeofenceStore(dataDir, opts);
+  const sweeper = new ExpirySweeper(store, opts).start();
+  return {
+    store,
+    sweeper,
+    async close() {
+      await sweeper.stop();
+      await store.close();
+    },
+  };
+}

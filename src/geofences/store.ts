@@ -1,0 +1,213 @@
+/**
+ * Geofences in LMDB (`<dataDir>/geofences.mdb`), the source of truth. Named databases:
+ * - fences  [app, id] → record; one app's fences are one key range, another app's are unreachable;
+ * - tags    [app, tag, id] → 1, so a list by tag reads only that tag;
+ * - expiry  [expires_ms, app, id] → 1, so the sweep reads only what is due;
+ * - seq     app → n, and changes [app, n] → id: a per-app change log that lets each detection
+ *   worker bring its own in-memory index up to date by replaying ids (see worker.ts).
+ * Expiry is decided at read time against `now()`: an expired record is invisible to every read and
+ * write here from the millisecond it expires, whether or not the sweep has purged it yet.
+ * Writes are async LMDB transactions: batched, committed to disk before the promise resolves.
+ */
+import { randomBytes } from 'node:crypto';
+import fs from 'node:fs';
+import path from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import type { GeofenceInput, GeofencePatch, StoredGeofence } from '../schemas/geofence.js';
+
+export interface StoreOptions {
+  /** The clock, ms; injectable so tests can move time. */
+  now?: () => number;
+  /** Skip fsync at commit (benchmarks): a crash may lose the latest writes. */
+  noSync?: boolean;
+}
+
+export interface ListQuery { tag?: string; after?: string; limit: number }
+
+const END = '\uffff';
+export const newId = () => 'gf_' + randomBytes(12).toString('hex');
+export const ID_PATTERN = /^gf_[0-9a-f]{24}$/;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+/** Ms at which the record stops existing; Infinity for ttl 0. */
+export function expiresMs(rec: { expires_at: string | null }): number {
+  return rec.expires_at === null ? Infinity : Date.parse(rec.expires_at);
+}
+
+export class GeofenceStore {
+  readonly now: () => number;
+  readonly root: RootDatabase;
+  private readonly fences: Database<StoredGeofence, [string, string]>;
+  private readonly tags: Database<1, [string, string, string]>;
+  private readonly expiry: Database<1, [number, string, string]>;
+  private readonly seq: Database<number, string>;
+  private readonly changes: Database<string, [string, number]>;
+
+  constructor(dataDir: string, opts: StoreOptions = {}) {
+    fs.mkdirSync(dataDir, { recursive: true });
+    this.now = opts.now ?? Date.now;
+    this.root = open({ path: path.join(dataDir, 'geofences.mdb'), compression: false, noSync: opts.noSync ?? false });
+    this.fences = this.root.openDB({ name: 'fences' });
+    this.tags = this.root.openDB({ name: 'tags' });
+    this.expiry = this.root.openDB({ name: 'expiry' });
+    this.seq = this.root.openDB({ name: 'seq' });
+    this.changes = this.root.openDB({ name: 'changes' });
+  }
+
+  /** A live record, or undefined when it does not exist under this app or has expired. */
+  get(app: string, id: string, now = this.now()): StoredGeofence | undefined {
+    const rec = this.fences.get([app, id]);
+    return rec && expiresMs(rec) > now ? rec : undefined;
+  }
+
+  /** Whatever is stored, expired or not: the index keeps expiry itself. */
+  raw(app: string, id: string): StoredGeofence | undefined {
+    return this.fences.get([app, id]);
+  }
+
+  /** Every stored record of an app, for building its index. */
+  scan(app: string): Iterable<StoredGeofence> {
+    return this.fences.getRange({ start: [app, ''], end: [app, END] }).map(({ value }) => value);
+  }
+
+  /** Live records in id order after `after`; `next` is the last id when more may follow. */
+  list(app: string, q: ListQuery, now = this.now()): { items: StoredGeofence[]; next: string | null } {
+    const after = q.after ?? '';
+    const ids: Iterable<string> = q.tag !== undefined
+      ? this.tags.getKeys({ start: [app, q.tag, after], end: [app, q.tag, END] }).map((k) => k[2])
+      : this.fences.getKeys({ start: [app, after], end: [app, END] }).map((k) => k[1]);
+    const items: StoredGeofence[] = [];
+    for (const id of ids) {
+      if (id === after) continue;
+      const rec = this.get(app, id, now);
+      if (!rec) continue;
+      if (items.length === q.limit) return { items, next: items[items.length - 1].id };
+      items.push(rec);
+    }
+    return { items, next: null };
+  }
+
+  async create(app: string, input: GeofenceInput): Promise<StoredGeofence> {
+    const now = this.now();
+    const at = iso(now);
+    const rec: StoredGeofence = {
+      id: newId(), app_key: app, tag: input.tag, location: input.location, ttl: input.ttl, push_text: input.push_text,
+      created_at: at, updated_at: at, expires_at: input.ttl > 0 ? iso(now + input.ttl * 1000) : null,
+    };
+    await this.root.transaction(() => {
+      this.putIn(rec);
+      this.bump(app, rec.id);
+    });
+    return rec;
+  }
+
+  /** Undefined when the id is unknown to this app or expired: the caller answers 404. */
+  update(app: string, id: string, patch: GeofencePatch): Promise<StoredGeofence | undefined> {
+    const now = this.now();
+    return this.root.transaction(() => {
+      const old = this.get(app, id, now);
+      if (!old) return undefined;
+      const next: StoredGeofence = { ...old, updated_at: iso(now) };
+      if (patch.tag !== undefined) next.tag = patch.tag;
+      if (patch.push_text !== undefined) next.push_text = patch.push_text;
+      if (patch.location !== undefined) next.location = patch.location;
+      if (patch.ttl !== undefined) {
+        next.ttl = patch.ttl;
+        next.expires_at = patch.ttl > 0 ? iso(now + patch.ttl * 1000) : null;
+      }
+      this.unlinkIn(old);
+      this.putIn(next);
+      this.bump(app, id);
+      return next;
+    });
+  }
+
+  /** False when the id is unknown to this app or expired. */
+  delete(app: string, id: string): Promise<boolean> {
+    const now = this.now();
+    return this.root.transaction(() => {
+      const rec = this.get(app, id, now);
+      if (rec) this.purgeIn(rec);
+      return rec !== undefined;
+    });
+  }
+
+  /**
+   * Purges up to `max` records whose time is up, through purgeIn like delete, so the index and
+   * the change log see an expiry exactly as they see a delete. Answers how many entries it took.
+   */
+  async purgeExpired(max = 1000): Promise<number> {
+    const now = this.now();
+    const due = [...this.expiry.getKeys({ start: [0, '', ''], end: [Math.floor(now) + 1, '', ''], limit: max })];
+    if (due.length === 0) return 0;
+    await this.root.transaction(() => {
+      for (const [ms, app, id] of due) {
+        const rec = this.fences.get([app, id]);
+        // A record updated since the key was read has a new expiry entry: this one is stale.
+        if (rec && expiresMs(rec) === ms) this.purgeIn(rec);
+        else this.expiry.remove([ms, app, id]);
+      }
+    });
+    return due.length;
+  }
+
+  /** The app's change counter: bumped by every create, update, delete and purge. */
+  version(app: string): number {
+    return this.seq.get(app) ?? 0;
+  }
+
+  /** Ids changed after `seq`, in order, or null when the log no longer reaches back that far. */
+  changesSince(app: string, seq: number): { seq: number; ids: string[] } | null {
+    const ids: string[] = [];
+    let expect = seq + 1;
+    for (const { key, value } of this.changes.getRange({ start: [app, seq + 1], end: [app, Number.MAX_SAFE_INTEGER] })) {
+      if (key[1] !== expect) return null;
+      ids.push(value);
+      expect++;
+    }
+    if (ids.length === 0 && this.version(app) > seq) return null;
+    return { seq: expect - 1, ids };
+  }
+
+  /** Drops all but the latest `keep` changes of every app; a worker further behind rebuilds. */
+  async trimChanges(keep: number): Promise<number> {
+    let removed = 0;
+    await this.root.transaction(() => {
+      for (const { key: app, value: n } of this.seq.getRange()) {
+        for (const key of this.changes.getKeys({ start: [app, 0], end: [app, n - keep + 1] })) {
+          this.changes.remove(key);
+          removed++;
+        }
+      }
+    });
+    return removed;
+  }
+
+  close(): Promise<void> {
+    return this.root.close();
+  }
+
+  private putIn(rec: StoredGeofence): void {
+    this.fences.put([rec.app_key, rec.id], rec);
+    if (rec.tag !== null) this.tags.put([rec.app_key, rec.tag, rec.id], 1);
+    if (rec.expires_at !== null) this.expiry.put([expiresMs(rec), rec.app_key, rec.id], 1);
+  }
+
+  private unlinkIn(rec: StoredGeofence): void {
+    if (rec.tag !== null) this.tags.remove([rec.app_key, rec.tag, rec.id]);
+    if (rec.expires_at !== null) this.expiry.remove([expiresMs(rec), rec.app_key, rec.id]);
+  }
+
+  /** The one way a geofence leaves the store: delete and expiry both end here. */
+  private purgeIn(rec: StoredGeofence): void {
+    this.unlinkIn(rec);
+    this.fences.remove([rec.app_key, rec.id]);
+    this.bump(rec.app_key, rec.id);
+  }
+
+  private bump(app: string, id: string): void {
+    const n = this.version(app) + 1;
+    this.seq.put(app, n);
+    this.changes.put([app, n], id);
+  }
+}

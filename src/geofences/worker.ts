@@ -1,0 +1,68 @@
+/**
+ * Geofence events inside a detection worker.
+ *
+ * Why here and not in the main thread: presence is a read-modify-write with a synchronous LMDB
+ * commit when something changes, which must not stall the HTTP event loop, and the workers
+ * already hold the request's fixes. Worker threads cannot share the main thread's memory, so
+ * each worker keeps its own per-app FenceIndex, built from LMDB on first use and then brought up
+ * to date from the store's per-app change log (version counter + [app, seq] → id): one LMDB read
+ * per request when nothing changed, and only the changed fences re-read when something did.
+ * A worker further behind than the trimmed log, or behind by more than half its fences,
+ * rebuilds from a scan. Memory: one index per app per worker (about 120 bytes a circle).
+ */
+import type { GeofenceEvent } from '../schemas/visit.js';
+import { shapeOf } from './geometry.js';
+import { FenceIndex } from './index.js';
+import { evaluate, NO_PRESENCE, type Fix } from './events.js';
+import { withPresence } from './presence.js';
+import { expiresMs, GeofenceStore } from './store.js';
+
+interface Cached { index: FenceIndex; seq: number }
+
+const stores = new Map<string, GeofenceStore>();
+const caches = new Map<string, Cached>();
+
+function storeFor(dataDir: string): GeofenceStore {
+  let s = stores.get(dataDir);
+  if (!s) stores.set(dataDir, (s = new GeofenceStore(dataDir)));
+  return s;
+}
+
+/** The app's index, current as of the store's latest commit. */
+export function liveIndex(store: GeofenceStore, cacheKey: string, app: string): FenceIndex {
+  const version = store.version(app);
+  const c = caches.get(cacheKey);
+  if (c && c.seq === version) return c.index;
+  const delta = c ? store.changesSince(app, c.seq) : null;
+  if (c && delta && delta.ids.length <= Math.max(10_000, c.index.size / 2)) {
+    for (const id of delta.ids) {
+      const rec = store.raw(app, id);
+      if (rec) c.index.upsert(id, shapeOf(rec.location), expiresMs(rec));
+      else c.index.remove(id);
+    }
+    c.seq = delta.seq;
+    return c.index;
+  }
+  const index = new FenceIndex();
+  for (const rec of store.scan(app)) index.add(rec.id, shapeOf(rec.location), expiresMs(rec));
+  index.rebuild();
+  caches.set(cacheKey, { index, seq: version });
+  return index;
+}
+
+/**
+ * Entry and exit events of one user's fixes, in time order. With no user key the presence starts
+ * empty and is not kept (an anonymous request has no history, as for visits).
+ */
+export function geofenceEvents(dataDir: string, appKey: string, userKey: string | null, fixes: readonly Fix[], now = Date.now()): GeofenceEvent[] {
+  if (fixes.length === 0) return [];
+  const store = storeFor(dataDir);
+  // A worker's read snapshot may predate the main thread's latest commit.
+  store.root.resetReadTxn();
+  if (store.version(appKey) === 0) return [];
+  const index = liveIndex(store, `${dataDir}\u0000${appKey}`, appKey);
+  if (index.size === 0) return [];
+  const view = { index, info: (id: string) => store.raw(appKey, id) };
+  if (userKey === null) return evaluate(view, NO_PRESENCE, fixes, now).events;
+  return withPresence(store, appKey, userKey, (p) => evaluate(view, p, fixes, now)).events;
+}

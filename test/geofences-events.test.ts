@@ -1,0 +1,95 @@
+/** Entry and exit events: the pure hysteresis over a sequence of fixes, then the worker entry point over LMDB. */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { evaluate, NO_PRESENCE, type Fix } from '../src/geofences/events.js';
+import { FenceIndex } from '../src/geofences/index.js';
+import { circle, M_PER_DEG } from '../src/geofences/geometry.js';
+import { GeofenceStore } from '../src/geofences/store.js';
+import { geofenceEvents } from '../src/geofences/worker.js';
+import { tempDir } from './helpers/server.js';
+
+// A 100 m fence at the Place du Casino; fixes walk north from its centre.
+const C = { lat: 43.73976, long: 7.42766 };
+const north = (m: number) => C.lat + m / M_PER_DEG;
+const fix = (minute: number, metres: number, accuracy?: number): Fix => ({
+  timestamp: `2024-05-06T07:${String(minute).padStart(2, '0')}:00+02:00`, lat: north(metres), long: C.long, ...(accuracy !== undefined ? { accuracy } : {}),
+});
+
+function view() {
+  const index = new FenceIndex();
+  index.upsert('gf_casino', circle(C.lat, C.long, 100), Infinity);
+  return { index, info: (id: string) => (id === 'gf_casino' ? { tag: 'casino', push_text: 'Welcome!' } : undefined) };
+}
+
+test('entry then exit from a sequence of fixes; straddling fixes change nothing', () => {
+  const fixes = [
+    fix(0, 300, 20),  // outside
+    fix(1, 110, 30),  // straddles the edge from outside: no entry
+    fix(2, 40, 20),   // clearly inside: entry
+    fix(3, 0, 10),    // inside again: nothing
+    fix(4, 90, 30),   // straddles from inside: no exit
+    fix(5, 130, 20),  // clearly outside: exit
+    fix(6, 140),      // no accuracy given: a point, still outside
+  ];
+  const out = evaluate(view(), NO_PRESENCE, fixes, Date.now());
+  assert.deepEqual(out.events, [
+    { type: 'entry', geofence_id: 'gf_casino', tag: 'casino', push_text: 'Welcome!', timestamp: fixes[2].timestamp, location: { lat: fixes[2].lat, long: C.long, accuracy: 20 } },
+    { type: 'exit', geofence_id: 'gf_casino', tag: 'casino', push_text: 'Welcome!', timestamp: fixes[5].timestamp, location: { lat: fixes[5].lat, long: C.long, accuracy: 20 } },
+  ]);
+  assert.deepEqual(out.presence.inside, []);
+});
+
+test('fixes are taken in time order, and a straddling first fix is no entry', () => {
+  const out = evaluate(view(), NO_PRESENCE, [fix(9, 500), fix(8, 50), fix(7, 100, 50)], Date.now());
+  assert.deepEqual(out.events.map((e) => [e.type, e.timestamp.slice(14, 16)]), [['entry', '08'], ['exit', '09']]);
+});
+
+test('presence carries across requests; a retried request repeats nothing', () => {
+  const v = view();
+  const first = evaluate(v, NO_PRESENCE, [fix(0, 500), fix(1, 10)], Date.now());
+  assert.deepEqual(first.events.map((e) => e.type), ['entry']);
+  assert.deepEqual(first.presence.inside, ['gf_casino']);
+  const retry = evaluate(v, first.presence, [fix(0, 500), fix(1, 10)], Date.now());
+  assert.deepEqual(retry.events, []);
+  assert.equal(retry.changed, false);
+  const late = evaluate(v, first.presence, [fix(0, 500)], Date.now());
+  assert.deepEqual(late.events, [], 'a fix older than the entry cannot undo it');
+  const next = evaluate(v, first.presence, [fix(2, 20), fix(3, 400)], Date.now());
+  assert.deepEqual(next.events.map((e) => e.type), ['exit']);
+});
+
+test('a fence that expires while the user is inside raises no exit', () => {
+  const index = new FenceIndex();
+  const now = Date.now();
+  index.upsert('gf_short', circle(C.lat, C.long, 100), now + 1000);
+  const v = { index, info: () => ({ tag: null, push_text: null }) };
+  const inside = evaluate(v, NO_PRESENCE, [fix(0, 0)], now);
+  assert.deepEqual(inside.events.map((e) => e.type), ['entry']);
+  const later = evaluate(v, inside.presence, [fix(1, 1000)], now + 1000);
+  assert.deepEqual(later.events, []);
+  assert.deepEqual(later.presence.inside, []);
+});
+
+test('geofenceEvents over LMDB: per user, per app, kept between calls', async () => {
+  const dir = tempDir();
+  const store = new GeofenceStore(dir);
+  try {
+    const a = await store.create('ak_a', { tag: 'casino', location: { lat: C.lat, long: C.long, radius: 100 }, ttl: 0, push_text: 'Hi' });
+    await store.create('ak_b', { tag: 'b-only', location: { lat: C.lat, long: C.long, radius: 1000 }, ttl: 0, push_text: null });
+    const now = Date.now();
+    const entry = geofenceEvents(dir, 'ak_a', 'u1', [fix(0, 500, 10), fix(1, 5, 10)], now);
+    assert.deepEqual(entry.map((e) => [e.type, e.geofence_id, e.tag, e.push_text]), [['entry', a.id, 'casino', 'Hi']]);
+    assert.deepEqual(geofenceEvents(dir, 'ak_a', 'u1', [fix(1, 5, 10)], now), [], 'the same fix again: nothing');
+    assert.deepEqual(geofenceEvents(dir, 'ak_a', 'u2', [fix(1, 5, 10)], now).map((e) => e.type), ['entry'], 'another user has their own presence');
+    assert.deepEqual(geofenceEvents(dir, 'ak_a', 'u1', [fix(2, 600, 10)], now).map((e) => e.type), ['exit']);
+    assert.deepEqual(geofenceEvents(dir, 'ak_c', 'u1', [fix(3, 5, 10)], now), [], 'an app without fences');
+    const b = geofenceEvents(dir, 'ak_b', 'u1', [fix(3, 5, 10)], now);
+    assert.deepEqual(b.map((e) => e.tag), ['b-only'], 'app b sees only its own fence');
+    // A fence created after the worker built its index is seen on the next call.
+    const late = await store.create('ak_a', { tag: 'late', location: { lat: north(2000), long: C.long, radius: 50 }, ttl: 0, push_text: null });
+    assert.deepEqual(geofenceEvents(dir, 'ak_a', 'u1', [fix(4, 2000, 5)], now).map((e) => e.geofence_id), [late.id]);
+    assert.deepEqual(geofenceEvents(dir, 'ak_a', null, [fix(5, 5, 5)], now).map((e) => e.type), ['entry'], 'anonymous: no history, events within the request only');
+  } finally {
+    await store.close();
+  }
+});
