@@ -23,7 +23,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import { spawnService, freePort, waitFor200, type Service } from './lib/child.js';
+import { atExit, killAll, spawnService, freePort, waitFor200, type Service } from './lib/child.js';
 import { cpuMeter, type CpuReport } from './lib/cpu.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { closedLoop, openLoop, type LoadResult, type Send } from './lib/load.js';
@@ -243,6 +243,8 @@ async function drive(svc: Service, target: Target, withOpenLoop: boolean, errors
 
 async function benchDwell(): Promise<ServerRun> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'dwell-bench-'));
+  const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
+  const unregister = atExit(removeDataDir);
   const adminToken = randomBytes(16).toString('hex');
   // Dwell logs its port at info; at warn it says nothing, so it is given a free port.
   const port = await freePort();
@@ -289,14 +291,14 @@ async function benchDwell(): Promise<ServerRun> {
     const warnings = svc.logs.filter((l) => /"level":"(warn|error)"/.test(l));
     if (warnings.length) log(`[dwell] ${warnings.length} warn/error log lines, last: ${warnings.at(-1)}`);
     log(`[dwell] stopped (exit ${code})`);
-    rmSync(dataDir, { recursive: true, force: true });
+    removeDataDir();
+    unregister();
   }
 }
 
 /** One signed request before the load, its answer checked and shown. */
 async function smokeTest(svc: Service, target: Target): Promise<string> {
   const pool = newPool(svc.url, 1);
-  const errors: ErrorSamples = new Map();
   try {
     const ts = Math.floor(Date.now() / 1000);
     const body = prepareBody(structuredRequest(opts.seed, 1_000_000_000));
@@ -315,11 +317,12 @@ async function smokeTest(svc: Service, target: Target): Promise<string> {
     try {
       const json = JSON.parse(text);
       if (Array.isArray(json.data)) {
-        summary += `, ${json.data.length} visits: ` + json.data.map((v: any) => v?.visit?.place?.venue_info?.name ?? v?.visit?.event_type ?? v?.place?.venue_info?.name ?? '?').join(', ');
+        const visits = json.data.map((d: any) => d?.visit ?? d);
+        summary += `, ${visits.length} visits: ` + visits.map((v: any) => `${v?.event_type}: ${v?.place?.venue_info?.name ?? v?.place_id ?? 'no venue'}`).join(', ');
+        if (!visits.some((v: any) => v?.place_id)) summary += ' (NOTE: no venue claimed, so the figures measure the no-venue path)';
       } else if (json.error) summary += `: ${json.error.code} ${json.error.message} ${json.error.path ?? ''}`;
     } catch { summary += ': ' + text.slice(0, 200); }
     log(`[${svc.name}] smoke request: ${summary}`);
-    void errors;
     return summary;
   } finally {
     await pool.destroy().catch(() => {});
@@ -364,6 +367,9 @@ function peakFigures(run: ServerRun): PeakFigures {
   };
 }
 
+/** CPU milliseconds the server spent per answered request: comparable even when the machine is shared. */
+const cpuMsPerReq = (cores: number, rps: number) => (Number.isFinite(cores) && rps > 0 ? fmtMs((cores * 1000) / rps) : '–');
+
 const range = (s: Spread, f: (n: number) => string) => (s.min === s.max ? f(s.median) : `${f(s.median)} (${f(s.min)}–${f(s.max)})`);
 
 function report(runs: ServerRun[]): string {
@@ -376,7 +382,7 @@ function report(runs: ServerRun[]): string {
     rows.push([
       run.server === 'dwell' ? 'Dwell, peak (closed loop)' : 'Floor, peak (closed loop)',
       range(f.rps, fmtInt), fmtMs(f.p50), range(f.p99, fmtMs), String(f.errors),
-      f.serverCpu.toFixed(2), f.clientCpu.toFixed(2), f.others.toFixed(2),
+      f.serverCpu.toFixed(2), cpuMsPerReq(f.serverCpu, f.rps.median), f.clientCpu.toFixed(2), f.others.toFixed(2),
     ]);
   }
   if (dwell?.open) {
@@ -384,13 +390,13 @@ function report(runs: ServerRun[]): string {
     rows.push([
       `Dwell, ${Math.round(opts.openFraction * 100)}% of peak (open loop, ${fmtInt(o.result.targetRps ?? NaN)} req/s asked)`,
       fmtInt(o.result.rps), fmtMs(o.result.latency.p50), fmtMs(o.result.latency.p99), String(o.result.errors),
-      Object.values(o.cpu.processes)[0].toFixed(2), o.cpu.self.toFixed(2), o.cpu.others.toFixed(2),
+      Object.values(o.cpu.processes)[0].toFixed(2), cpuMsPerReq(Object.values(o.cpu.processes)[0], o.result.rps), o.cpu.self.toFixed(2), o.cpu.others.toFixed(2),
     ]);
   }
   const out: string[] = [];
   out.push(markdownTable(
-    ['server / phase', 'req/s (2xx), median (min–max)', 'p50 ms', 'p99 ms, median (min–max)', 'errors', 'server CPU', 'client CPU', 'other CPU'],
-    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ['server / phase', 'req/s (2xx), median (min–max)', 'p50 ms', 'p99 ms, median (min–max)', 'errors', 'server CPU', 'server CPU ms/req', 'client CPU', 'other CPU'],
+    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   ));
   out.push('');
 
@@ -423,8 +429,8 @@ function report(runs: ServerRun[]): string {
     `(undici Pool, ${opts.concurrency} keep-alive connections, closed loop); ${opts.repeats} × ${opts.durationS} s peak phases after ${opts.warmupS} s warm-up; ` +
     `open loop ${opts.durationS} s, latency from the scheduled send time. Bodies: ${bodies.size} distinct gzip structured requests ` +
     `(${(bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip, ${(bodies.meanJsonBytes / 1024).toFixed(1)} KiB JSON, 3 events × 10 fixes, Wi-Fi scans of 5–10), ` +
-    `every request signed with a fresh timestamp and a unique signature. CPU columns: cores' worth used (server = the child process, all threads; ` +
-    `other = the rest of the machine, e.g. other work running at the same time).`);
+    `every request signed with a fresh timestamp and a unique signature. CPU columns: cores' worth used over the phase (server = the child process, ` +
+    `all threads; other = the rest of the machine, e.g. other work running at the same time); server CPU ms/req = server CPU ÷ req/s.`);
   for (const run of runs) {
     if (run.smoke) out.push(`${run.server} smoke request: ${run.smoke}`);
     for (const [k, e] of run.errors) out.push(`${run.server} errors ${k}: ${e.count} (first: ${e.example})`);
@@ -452,5 +458,5 @@ async function main(): Promise<void> {
 
 main().then(() => process.exit(0), (err) => {
   log(`bench:http failed: ${err instanceof Error ? err.stack ?? err.message : String(err)}`);
-  process.exit(1);
+  void killAll().then(() => process.exit(1));
 });

@@ -7,7 +7,15 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 
 const live = new Set<ChildProcess>();
+const cleanups = new Set<() => void>();
 let hooked = false;
+
+/** Runs `fn` (synchronous) when the process exits, however it exits; answers an unregister function. */
+export function atExit(fn: () => void): () => void {
+  hookExit();
+  cleanups.add(fn);
+  return () => cleanups.delete(fn);
+}
 
 function hookExit(): void {
   if (hooked) return;
@@ -15,13 +23,28 @@ function hookExit(): void {
   // 'exit' handlers must be synchronous: SIGKILL whatever is still running.
   process.on('exit', () => {
     for (const child of live) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    for (const fn of cleanups) {
+      try {
+        fn();
+      } catch { /* best effort */ }
+    }
   });
   for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.once(signal, () => {
       process.stderr.write(`\n${signal}: stopping ${live.size} child process(es)\n`);
-      process.exit(signal === 'SIGINT' ? 130 : 143);
+      void killAll().then(() => process.exit(signal === 'SIGINT' ? 130 : 143));
     });
   }
+}
+
+/** SIGKILLs every live child and waits (at most `timeoutMs`) until they are gone. */
+export function killAll(timeoutMs = 3000): Promise<void> {
+  const waits = [...live].map((child) => new Promise<void>((resolve) => {
+    if (child.exitCode !== null || child.signalCode !== null) return resolve();
+    child.once('exit', () => resolve());
+    child.kill('SIGKILL');
+  }));
+  return Promise.race([Promise.all(waits).then(() => {}), new Promise<void>((r) => setTimeout(r, timeoutMs).unref())]);
 }
 
 export interface Service {
