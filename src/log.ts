@@ -10,8 +10,8 @@ export function setLogLevel(level: Level): void {
   threshold = ORDER[level];
 }
 
-function write(level: Level, msg: string, fields?: Record<string, unknown>): void {
-  if (ORDER[level] < threshold) return;
+function write(level: Level, msg: string, fields?: Record<string, unknown>, always = false): void {
+  if (ORDER[level] < threshold && !always) return;
   const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields });
   process.stderr.write(line + '\n');
 }
@@ -21,4 +21,6 @@ export const log = {
   info: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields),
   warn: (msg: string, fields?: Record<string, unknown>) => write('warn', msg, fields),
   error: (msg: string, fields?: Record<string, unknown>) => write('error', msg, fields),
+  /** Lines operators and scripts rely on (the port a server listens on), whatever the level. */
+  notice: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields, true),
 };

@@ -12,6 +12,8 @@ import { openUserStore } from '../src/users/store.js';
 import type { DetectOutcome, DetectTask } from '../src/server/detect-task.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+// Load the offline place database while the pool starts, not inside the first request.
+estimateAddress(0, 0);
 const userStores = new Map<string, ReturnType<typeof openUserStore>>();
 
 export default function detect(task: DetectTask): DetectOutcome {

@@ -27,7 +27,8 @@ export function validateDetect(body: unknown, now = Date.now()): ValidRequest {
       : 'a request needs "events" (structured) or "data" (unstructured)');
   }
   const checker = hasEvents ? structured : unstructured;
-  const first = checker.Errors(body).First();
+  // Check is the compiled fast path; Errors walks the value again to explain, so only on failure.
+  const first = checker.Check(body) ? undefined : checker.Errors(body).First();
   if (first) throw invalid(first.path, `${describe(first.path)}: ${explain(first.path, first.message)}, got ${show(first.value)}`);
 
   const req = body as DetectRequest;

@@ -39,10 +39,7 @@ export async function startServer(config: Config): Promise<Server> {
   let inflight = 0;
   let idle: (() => void) | null = null;
 
-  const stopWatching = watchStore(config.venues, (h) => {
-    log.info('venue store swapped in', { store: h.id, venues: h.count });
-    store = h;
-  }, config.storePollMs);
+  const stopWatching = watchStore(config.venues, (h) => { store = h; }, config.storePollMs);
   loadStore(config.venues).then((h) => {
     store ??= h;
     log.info('venue store loaded', { store: h.id, venues: h.count, dir: h.dir });
@@ -103,7 +100,7 @@ export async function startServer(config: Config): Promise<Server> {
     app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`))));
   });
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
-  log.info('listening', { port, host: config.host, workers: config.workers, data_dir: config.dataDir });
+  log.notice('listening', { port, host: config.host, workers: config.workers, data_dir: config.dataDir });
 
   return {
     port,
