@@ -98,10 +98,9 @@ async function dirBytes(dir: string): Promise<number> {
   return b;
 }
 
-/** One size, in this (child) process. */
-async function runSize(n: number, queries: number, recordsMax: number): Promise<Row> {
-  const root = await mkdtemp(join(tmpdir(), 'dwell-bench-'));
-  try {
+/** Builds one size in this (child) process; a second child then loads and queries it like a server would. */
+async function buildSize(n: number, recordsMax: number, root: string): Promise<{ build_s: number; peak_mb: number; disk_b: number; records: boolean }> {
+  {
     say(`${n.toExponential(0)}: generating`);
     const { lat, lon } = synthetic(n);
     const records = n <= recordsMax;
@@ -123,17 +122,21 @@ async function runSize(n: number, queries: number, recordsMax: number): Promise<
     }
     const build = (performance.now() - t0) / 1000;
     await writeCurrent(root, version);
-    const rss = process.memoryUsage().rss;
-    say(`${n.toExponential(0)}: built in ${build.toFixed(1)} s; loading and querying`);
-    const pts = queryPoints(lat, lon, n, queries);
-    const t1 = performance.now();
-    const h = await loadStore(root);
-    const load = (performance.now() - t1) / 1000;
-    const q = await queryInWorker(h, pts, records);
-    return row(`synthetic ${n.toExponential(0)}`, n, records, build, h, await dirBytes(dir), rss, load, q);
-  } finally {
-    await rm(root, { recursive: true, force: true });
+    say(`${n.toExponential(0)}: built in ${build.toFixed(1)} s`);
+    return { build_s: build, peak_mb: process.resourceUsage().maxRSS / 1024, disk_b: (await dirBytes(dir)) / n, records };
   }
+}
+
+/** The server's view: a fresh process loads the store, a worker queries it; RSS is then the store's. */
+async function serveSize(n: number, queries: number, root: string, records: boolean): Promise<Row> {
+  const t1 = performance.now();
+  const h = await loadStore(root);
+  const load = (performance.now() - t1) / 1000;
+  const rss = process.memoryUsage().rss;
+  const { lat, lon } = synthetic(n); // same seed: query points near the same venues
+  const pts = queryPoints(lat, lon, n, queries);
+  say(`${n.toExponential(0)}: loaded in ${load.toFixed(2)} s; querying`);
+  return row(`synthetic ${n.toExponential(0)}`, n, records, 0, h, 0, rss, load, await queryInWorker(h, pts, records));
 }
 
 function row(dataset: string, n: number, records: boolean, build: number, h: StoreHandle, disk: number, rss: number, load: number, q: { readyMs: number; p50: number; p99: number; hits: number }): Row {
@@ -166,25 +169,38 @@ async function runNyc(queries: number): Promise<Row[]> {
 
 function table(rows: Row[]): string {
   const f = (x: number, d = 1) => x.toFixed(d);
-  const head = '| dataset | venues | records | build s | index B/venue (RAM) | disk B/venue | RSS after build MB | peak RSS MB | loadStore s | ready s | p50 µs | p99 µs | mean hits |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|';
+  const head = '| dataset | venues | records | build s | index B/venue (RAM) | disk B/venue | server RSS MB | peak RSS MB (build) | loadStore s | ready s | p50 µs | p99 µs | mean hits |\n|---|---|---|---|---|---|---|---|---|---|---|---|---|';
   return [head, ...rows.map((r) => `| ${r.dataset} | ${r.n.toLocaleString('en')} | ${r.records ? 'LMDB' : 'index only'} | ${f(r.build_s)} | ${f(r.ram_b)} | ${f(r.disk_b)} | ${f(r.rss_mb, 0)} | ${f(r.peak_mb, 0)} | ${f(r.load_s, 2)} | ${f(r.ready_s, 2)} | ${f(r.p50_us)} | ${f(r.p99_us)} | ${f(r.mean_hits)} |`)].join('\n');
 }
 
 async function main(): Promise<void> {
   const queries = Number(arg('queries', '20000'));
   const recordsMax = Number(arg('records-max', '1e6'));
-  if (argv.includes('--child')) {
-    const r = await runSize(Number(arg('child', '0')), queries, recordsMax);
-    process.stdout.write(JSON.stringify(r) + '\n');
+  if (argv.includes('--build')) {
+    process.stdout.write(JSON.stringify(await buildSize(Number(arg('build', '0')), recordsMax, arg('root', ''))) + '\n');
+    return;
+  }
+  if (argv.includes('--serve')) {
+    process.stdout.write(JSON.stringify(await serveSize(Number(arg('serve', '0')), queries, arg('root', ''), argv.includes('--records'))) + '\n');
     return;
   }
   const sizes = arg('sizes', '1e6,1e7').split(',').map(Number);
   const rows: Row[] = [];
   if (!argv.includes('--no-nyc') && existsSync(NYC)) { say('NYC file'); rows.push(...(await runNyc(queries))); }
+  const child = (args: string[]): any => {
+    const c = spawnSync(process.execPath, ['--max-old-space-size=8192', fileURLToPath(import.meta.url), ...args, '--queries', String(queries), '--records-max', String(recordsMax)], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
+    if (c.status !== 0) throw new Error(`bench child ${args.join(' ')} failed (exit ${c.status ?? c.signal})`);
+    return JSON.parse(c.stdout.toString().trim().split('\n').pop()!);
+  };
   for (const n of sizes) {
-    const child = spawnSync(process.execPath, ['--max-old-space-size=8192', fileURLToPath(import.meta.url), '--child', String(n), '--queries', String(queries), '--records-max', String(recordsMax)], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
-    if (child.status !== 0) { say(`size ${n} failed (exit ${child.status ?? child.signal})`); continue; }
-    rows.push(JSON.parse(child.stdout.toString().trim().split('\n').pop()!) as Row);
+    const root = await mkdtemp(join(tmpdir(), 'dwell-bench-'));
+    try {
+      const b = child(['--build', String(n), '--root', root]);
+      const r = child(['--serve', String(n), '--root', root, ...(b.records ? ['--records'] : [])]) as Row;
+      rows.push({ ...r, build_s: b.build_s, disk_b: b.disk_b, peak_mb: Math.max(b.peak_mb, r.peak_mb) });
+    } finally {
+      await rm(root, { recursive: true, force: true });
+    }
   }
   say('done');
   console.log(`\nVenue store, ${queries} radius queries of 100 m (≤ 50 results) in a worker thread; sizes above ${recordsMax.toExponential(0)} are index-only (no LMDB records).\n`);

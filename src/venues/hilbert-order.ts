@@ -3,7 +3,7 @@
  * 16-bit-per-axis Hilbert value over the whole bbox: on a world-wide store that is a ~600 m
  * cell, and in a dense city hundreds of venues share a cell and end up scrambled across many
  * leaves, so a 100 m query scans them all. Here a second, within-cell Hilbert key breaks the
- * ties, giving ~1 cm resolution, sorted with a stable LSD radix sort (O(n), no comparator).
+ * ties, sorted with a stable LSD radix sort (O(n), no comparator).
  */
 
 /** Hilbert index of (x, y) in [0, 65535]² (the algorithm Flatbush uses, ISC, after rawrunprotected). */
@@ -43,38 +43,49 @@ export function hilbert(x: number, y: number): number {
 
 export interface Bounds { minX: number; minY: number; maxX: number; maxY: number }
 
-/** Item ids 0..n-1 in two-level Hilbert order of their (xs, ys). */
+/**
+ * Item ids 0..n-1 in two-level Hilbert order: a 48-bit key (32-bit coarse Hilbert over the
+ * bounds, 16-bit Hilbert within the coarse cell, ~2 m on a world-wide store) sorted in three
+ * 16-bit LSD radix passes. All three histograms come from one sequential pass, and the first
+ * pass needs no gather, so only one random read per item remains (coarse keys in pass two).
+ */
 export function hilbertOrder(xs: Float32Array, ys: Float32Array, n: number, b: Bounds): Uint32Array {
   const sx = 65535 / ((b.maxX - b.minX) || 1);
   const sy = 65535 / ((b.maxY - b.minY) || 1);
   let coarse: Uint32Array | undefined = new Uint32Array(n);
-  let fine: Uint32Array | undefined = new Uint32Array(n);
+  let fine: Uint16Array | undefined = new Uint16Array(n);
+  const h0 = new Uint32Array(65536), h1 = new Uint32Array(65536), h2 = new Uint32Array(65536);
   for (let i = 0; i < n; i++) {
     const fx = (xs[i] - b.minX) * sx;
     const fy = (ys[i] - b.minY) * sy;
     const cx = Math.min(65535, fx | 0);
     const cy = Math.min(65535, fy | 0);
-    coarse[i] = hilbert(cx, cy);
-    fine[i] = hilbert(Math.min(65535, ((fx - cx) * 65536) | 0), Math.min(65535, ((fy - cy) * 65536) | 0));
+    const c = hilbert(cx, cy);
+    const f = hilbert(Math.min(255, ((fx - cx) * 256) | 0), Math.min(255, ((fy - cy) * 256) | 0));
+    coarse[i] = c;
+    fine[i] = f;
+    h0[f]++; h1[c & 0xffff]++; h2[c >>> 16]++;
   }
-  let perm = new Uint32Array(n);
-  for (let i = 0; i < n; i++) perm[i] = i;
-  let tmp = new Uint32Array(n);
-  // Least significant digit first: fine key low/high 16 bits, then the coarse key.
-  for (const [keys, shift] of [[fine, 0], [fine, 16], [coarse, 0], [coarse, 16]] as const) {
-    radixPass(keys, shift, perm, tmp, n);
-    [perm, tmp] = [tmp, perm];
+  prefix(h0); prefix(h1); prefix(h2);
+  const a = new Uint32Array(n);
+  for (let i = 0; i < n; i++) a[h0[fine[i]]++] = i;
+  fine = undefined;
+  const bArr = new Uint32Array(n);
+  let hi: Uint16Array | undefined = new Uint16Array(n);
+  for (let k = 0; k < n; k++) {
+    const id = a[k];
+    const c = coarse[id];
+    const pos = h1[c & 0xffff]++;
+    bArr[pos] = id;
+    hi[pos] = c >>> 16;
   }
-  coarse = fine = undefined;
-  return perm;
+  coarse = undefined;
+  for (let k = 0; k < n; k++) a[h2[hi[k]]++] = bArr[k];
+  hi = undefined;
+  return a;
 }
 
-const counts = new Uint32Array(65536);
-
-function radixPass(keys: Uint32Array, shift: number, src: Uint32Array, dst: Uint32Array, n: number): void {
-  counts.fill(0);
-  for (let i = 0; i < n; i++) counts[(keys[src[i]] >>> shift) & 0xffff]++;
+function prefix(h: Uint32Array): void {
   let sum = 0;
-  for (let d = 0; d < 65536; d++) { const c = counts[d]; counts[d] = sum; sum += c; }
-  for (let i = 0; i < n; i++) { const id = src[i]; dst[counts[(keys[id] >>> shift) & 0xffff]++] = id; }
+  for (let d = 0; d < h.length; d++) { const c = h[d]; h[d] = sum; sum += c; }
 }
