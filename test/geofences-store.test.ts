@@ -90,7 +90,7 @@ test('expiry survives a restart: what came due while down is purged on start', a
   store = new GeofenceStore(dir, { now: c.now });
   const sweeper = new ExpirySweeper(store, { intervalMs: 60_000 }).start();
   try {
-    for (let i = 0; i < 100 && store.raw('ak_a', rec.id); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && store.raw('ak_a', rec.id); i++) await new Promise((r) => setTimeout(r, 10));
     assert.equal(store.raw('ak_a', rec.id), undefined);
     assert.equal(sweeper.purged, 1);
   } finally {

@@ -1,16 +1,16 @@
 /**
  * One app's geofences in memory for point queries. Three tiers, all tested exactly after the box:
- * - bulk: a static Flatbush over every fence known at the last full rebuild; after the rebuild
- *   compacts the slots, Flatbush's item number is the slot, so there is no indirection;
- * - mid: a Flatbush over fences added since, rebuilt each time the buffer fills;
+ * - bulk: a static grid (GridTier: spatial hash + a Flatbush for the few large fences) over every
+ *   fence known at the last full rebuild, which also compacts the slots;
+ * - mid: a grid over fences added since, rebuilt each time the buffer fills;
  * - buffer: up to BUFFER_MAX fresh fences, scanned linearly.
  * An update or delete kills the old slot (a tombstone); the full rebuild runs when mid outgrows
  * 1/16 of the fences or tombstones outnumber the live ones, so an insert costs amortised
  * O(mid/BUFFER_MAX + log n) and a query searches two trees and at most 256 boxes.
- * Slot data live in typed arrays: a query allocates nothing but Flatbush's empty result array.
+ * Slot data live in typed arrays: a query allocates nothing.
  */
-import Flatbush from 'flatbush';
 import { M_PER_DEG, type Shape } from './geometry.js';
+import { GridTier, spatialOrder } from './grid.js';
 import { circleSignedDistance, classify, lonNear, OUTSIDE, polygonSignedDistance, type Class } from './match.js';
 
 const BUFFER_MAX = 256;
@@ -30,9 +30,8 @@ export class FenceIndex {
   private readonly slotOf = new Map<string, number>();
   private coords = new Float64Array(64);
   private coordsLen = 0;
-  private bulk: Flatbush | null = null;
-  private mid: Flatbush | null = null;
-  private midSlots = new Uint32Array(0);
+  private bulk: GridTier | null = null;
+  private mid: GridTier | null = null;
   private buffer: number[] = [];
   private dead = 0;
   private wraps = false;
@@ -43,12 +42,10 @@ export class FenceIndex {
   hitSlots = new Int32Array(64);
   hitClass = new Int8Array(64);
   hitCount = 0;
-  private readonly visitBulk = (i: number): boolean => this.test(i);
-  private readonly visitMid = (i: number): boolean => this.test(this.midSlots[i]);
 
   get size(): number { return this.slotOf.size; }
   /** Tier sizes, for metrics and the benchmark. */
-  get tiers() { return { bulk: this.bulk?.numItems ?? 0, mid: this.midSlots.length, buffer: this.buffer.length, dead: this.dead }; }
+  get tiers() { return { bulk: this.bulk?.slots.length ?? 0, mid: this.mid?.slots.length ?? 0, buffer: this.buffer.length, dead: this.dead }; }
 
   idOf(slot: number): string { return this.ids[slot]; }
 
@@ -104,35 +101,27 @@ export class FenceIndex {
     this.coords = new Float64Array(Math.max(64, this.coordsLen));
     this.n = 0; this.coordsLen = 0; this.dead = 0; this.wraps = false;
     this.slotOf.clear();
-    const tree = live > 0 ? new Flatbush(live) : null;
-    for (let s = 0; s < old.kind.length; s++) {
-      if (old.kind[s] === 0) continue;
-      const t = this.n++;
-      this.copySlot(old, s, t);
-      tree!.add(this.box[4 * t], this.box[4 * t + 1], this.box[4 * t + 2], this.box[4 * t + 3]);
-    }
-    tree?.finish();
-    this.bulk = tree;
+    for (const s of spatialOrder(old.kind, old.box)) this.copySlot(old, s, this.n++);
+    this.bulk = live > 0 ? new GridTier(Uint32Array.from({ length: live }, (_, i) => i), this.box) : null;
     this.mid = null;
-    this.midSlots = new Uint32Array(0);
     this.buffer = [];
   }
 
   private search(x0: number, y0: number, x1: number, y1: number): void {
-    this.bulk?.search(x0, y0, x1, y1, this.visitBulk);
-    this.mid?.search(x0, y0, x1, y1, this.visitMid);
+    this.bulk?.search(x0, y0, x1, y1, this);
+    this.mid?.search(x0, y0, x1, y1, this);
     const b = this.box;
     for (const s of this.buffer) {
       if (b[4 * s] <= x1 && b[4 * s + 2] >= x0 && b[4 * s + 1] <= y1 && b[4 * s + 3] >= y0) this.test(s);
     }
   }
 
-  /** Always false, so Flatbush collects nothing: hits go to the typed arrays. */
-  private test(s: number): boolean {
-    if (this.seen[s] === this.stamp) return false;
+  /** The exact test of one slot against the current query; Visitor of the grid tiers. */
+  test(s: number): void {
+    if (this.seen[s] === this.stamp) return;
     this.seen[s] = this.stamp;
     const k = this.kind[s];
-    if (k === 0 || this.expires[s] <= this.qNow) return false;
+    if (k === 0 || this.expires[s] <= this.qNow) return;
     const p = this.p;
     const d = k === CIRCLE
       ? circleSignedDistance(this.qLat, this.qLon, p[3 * s], p[3 * s + 1], p[3 * s + 2])
@@ -143,18 +132,13 @@ export class FenceIndex {
       this.hitSlots[this.hitCount] = s;
       this.hitClass[this.hitCount++] = c;
     }
-    return false;
   }
 
   private flushBuffer(): void {
-    const pending = [...this.midSlots, ...this.buffer].filter((s) => this.kind[s] !== 0);
+    const pending = [...(this.mid?.slots ?? []), ...this.buffer].filter((s) => this.kind[s] !== 0);
     this.buffer = [];
     if (pending.length > Math.max(MID_MIN, this.slotOf.size / 16)) return this.rebuild();
-    this.midSlots = Uint32Array.from(pending);
-    const tree = pending.length ? new Flatbush(pending.length) : null;
-    for (const s of pending) tree!.add(this.box[4 * s], this.box[4 * s + 1], this.box[4 * s + 2], this.box[4 * s + 3]);
-    tree?.finish();
-    this.mid = tree;
+    this.mid = pending.length ? new GridTier(Uint32Array.from(pending), this.box) : null;
   }
 
   private kill(s: number): void {
@@ -227,3 +211,4 @@ export class FenceIndex {
     this.hitSlots = slots; this.hitClass = cls;
   }
 }
+

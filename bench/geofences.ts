@@ -1,0 +1,188 @@
+/**
+ * Geofence benchmark (`node dist/bench/geofences.js [--fences 1000000] [--polygons 100000] [--seconds 5]`).
+ *
+ * 1. Point evaluations on one core: a FenceIndex over 1M circles and 100k polygons around eight
+ *    cities (seeded), queried with fixes drawn from the same cities; each evaluation is the index
+ *    query plus the exact test of every candidate with its accuracy circle.
+ * 2. Index upkeep: single upserts into the full index (what a worker replays from the change log).
+ * 3. Creates and updates per second through the HTTP API of a real `dwell serve` child process,
+ *    signed per contract §1, closed loop, bounded duration.
+ */
+import { createHash, createHmac } from 'node:crypto';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { FenceIndex } from '../src/geofences/index.js';
+import { circle, preparePolygon, M_PER_DEG, type Shape } from '../src/geofences/geometry.js';
+import { rng, type Rng } from './lib/rng.js';
+import { closedLoop, type LoadResult } from './lib/load.js';
+import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
+import { processCpuSeconds } from './lib/cpu.js';
+import { startDwell } from '../test/helpers/server.js';
+import { createApp, type TestApp } from '../test/helpers/client.js';
+
+const arg = (name: string, fallback: number) => {
+  const i = process.argv.indexOf(`--${name}`);
+  return i > 0 ? Number(process.argv[i + 1]) : fallback;
+};
+const CIRCLES = arg('fences', 1_000_000);
+const POLYGONS = arg('polygons', 100_000);
+const SECONDS = arg('seconds', 5);
+const CONCURRENCY = arg('concurrency', 64);
+
+const CITIES = [
+  [48.8566, 2.3522], [51.5074, -0.1278], [40.7128, -74.006], [35.6762, 139.6503],
+  [-23.5505, -46.6333], [-33.8688, 151.2093], [19.076, 72.8777], [-17.7134, 178.065], // Suva: near the antimeridian
+];
+/** Metres of spread around a city centre (σ of each axis): a metropolitan area. */
+const SPREAD_M = 12_000;
+
+function near(r: Rng): [number, number] {
+  const [lat, lon] = r.pick(CITIES);
+  const dy = r.gauss() * SPREAD_M, dx = r.gauss() * SPREAD_M;
+  let x = lon + dx / (M_PER_DEG * Math.cos((lat * Math.PI) / 180));
+  if (x > 180) x -= 360;
+  return [lat + dy / M_PER_DEG, x];
+}
+
+/** Radius 20–500 m, log-uniform: shop fronts to campuses. */
+const radius = (r: Rng) => Math.exp(r.float(Math.log(20), Math.log(500)));
+
+/** A star-shaped ring with every angular gap under 180° is simple: 4–12 vertices, 30–300 m across. */
+function polygon(r: Rng): Shape {
+  const [lat, lon] = near(r);
+  const n = r.int(4, 12), size = r.float(30, 300);
+  const angles = Array.from({ length: n }, (_, i) => ((i + r.float(0, 0.8)) * 2 * Math.PI) / n);
+  const k = M_PER_DEG * Math.cos((lat * Math.PI) / 180);
+  return preparePolygon(angles.map((a) => {
+    const m = size * r.float(0.5, 1);
+    return { lat: lat + (m * Math.sin(a)) / M_PER_DEG, long: ((lon + (m * Math.cos(a)) / k + 540) % 360) - 180 };
+  }), '/bench');
+}
+
+function buildIndex(): { index: FenceIndex; ms: number } {
+  const r = rng(42);
+  const shapes: Shape[] = [];
+  for (let i = 0; i < CIRCLES; i++) { const [lat, lon] = near(r); shapes.push(circle(lat, lon, radius(r))); }
+  for (let i = 0; i < POLYGONS; i++) shapes.push(polygon(r));
+  const t0 = performance.now();
+  const index = new FenceIndex();
+  shapes.forEach((s, i) => index.add(`gf_${i}`, s, Infinity));
+  index.rebuild();
+  return { index, ms: performance.now() - t0 };
+}
+
+function evaluations(index: FenceIndex, accuracy: number) {
+  const r = rng(7);
+  const pts = new Float64Array(2 * 65_536);
+  for (let i = 0; i < pts.length; i += 2) [pts[i], pts[i + 1]] = near(r);
+  let n = 0, hits = 0, inside = 0;
+  const now = Date.now(), t0 = performance.now(), end = t0 + SECONDS * 1000, cpu0 = process.cpuUsage();
+  while (performance.now() < end) {
+    for (let j = 0; j < 4096; j++, n++) {
+      const i = (n & 65_535) << 1;
+      const h = index.query(pts[i], pts[i + 1], accuracy, now);
+      hits += h;
+      for (let k = 0; k < h; k++) inside += index.hitClass[k] === 1 ? 1 : 0;
+    }
+  }
+  const s = (performance.now() - t0) / 1000;
+  return { rate: n / s, perCpu: n / cpuSeconds(cpu0), hits: hits / n, inside: inside / n };
+}
+
+/** A fixed arithmetic loop, so figures from a loaded or slow machine can be read in proportion. */
+function calibrate(): number {
+  const a = new Float64Array(1 << 20).map((_, i) => (i * 7919) % 1000);
+  let sum = 0;
+  const c0 = process.cpuUsage();
+  for (let k = 0; k < 20; k++) for (let i = 0; i < a.length; i++) sum += Math.sqrt(a[i] * a[i] + a[(i * 7) & ((1 << 20) - 1)]);
+  return (cpuSeconds(c0) * 1e9) / (20 * a.length) + (sum < 0 ? 1 : 0);
+}
+
+/** CPU seconds this process used since `from` (all threads: GC helpers count against us). */
+const cpuSeconds = (from: NodeJS.CpuUsage) => { const d = process.cpuUsage(from); return (d.user + d.system) / 1e6; };
+
+function upserts(index: FenceIndex): { rate: number; tiers: string } {
+  const r = rng(9);
+  const t0 = performance.now();
+  let n = 0;
+  while (performance.now() - t0 < SECONDS * 1000) {
+    const [lat, lon] = near(r);
+    index.upsert(`gf_${r.int(0, CIRCLES - 1)}`, circle(lat, lon, radius(r)), Infinity);
+    n++;
+  }
+  const t = index.tiers;
+  return { rate: n / ((performance.now() - t0) / 1000), tiers: `bulk ${fmtInt(t.bulk)}, mid ${fmtInt(t.mid)}, buffer ${t.buffer}, dead ${fmtInt(t.dead)}` };
+}
+
+type Phase = LoadResult & { serverCpuS: number };
+
+async function http(): Promise<{ create: Phase; update: Phase }> {
+  const dwell = await startDwell({ DWELL_WORKERS: '1' });
+  try {
+    const app: TestApp = await createApp(dwell.url);
+    const pool = new Pool(dwell.url, { connections: 16, pipelining: 4 });
+    const base = `/v2/apps/${app.app_key}/geofences`;
+    const r = rng(11);
+    const ids: string[] = [];
+    const send = async (path: string, body: unknown): Promise<[number, string]> => {
+      const bytes = Buffer.from(JSON.stringify(body));
+      const ts = String(Math.floor(Date.now() / 1000));
+      const sha = createHash('sha256').update(bytes).digest('hex');
+      const signature = createHmac('sha256', app.app_secret).update(`${ts}\nPOST\n${path}\n${sha}`).digest('hex');
+      const res = await pool.request({
+        method: 'POST', path, body: bytes,
+        headers: { 'content-type': 'application/json', 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature },
+      });
+      return [res.statusCode, await res.body.text()];
+    };
+    // Random positions and ids make every body, and so every signature, unique.
+    const fence = () => { const [lat, long] = near(r); return { tag: `t${r.int(0, 99)}`, location: { lat, long, radius: Math.round(radius(r)) }, ttl: r.int(0, 86_400) }; };
+    const pid = dwell.proc.pid!;
+    const measured = async (run: () => Promise<LoadResult>): Promise<Phase> => {
+      const cpu0 = processCpuSeconds(pid);
+      const res = await run();
+      return { ...res, serverCpuS: processCpuSeconds(pid) - cpu0 };
+    };
+    const create = await measured(() => closedLoop({
+      concurrency: CONCURRENCY, durationMs: SECONDS * 1000,
+      send: async () => { const [s, b] = await send(`${base}/create`, fence()); if (s === 200) ids.push(JSON.parse(b)); return s; },
+    }));
+    const update = await measured(() => closedLoop({
+      concurrency: CONCURRENCY, durationMs: SECONDS * 1000,
+      send: async () => (await send(`${base}/${r.pick(ids)}/update`, fence()))[0],
+    }));
+    await pool.close();
+    return { create, update };
+  } finally {
+    await dwell.stop();
+  }
+}
+
+async function main() {
+  console.error(`building: ${fmtInt(CIRCLES)} circles + ${fmtInt(POLYGONS)} polygons around ${CITIES.length} cities`);
+  const { index, ms } = buildIndex();
+  const rows: string[][] = [];
+  rows.push(['machine calibration: ns per sqrt-and-load loop step', calibrate().toFixed(1), 'about 1–2 on an idle modern core; scale the rates by it']);
+  rows.push(['index build (bulk load + grid)', `${fmtInt(ms)} ms`, `${fmtInt(index.size)} fences`]);
+  for (const acc of [0, 20, 100]) {
+    const e = evaluations(index, acc);
+    rows.push([`point evaluations/s, 1 core, accuracy ${acc} m`, fmtInt(e.perCpu), `${fmtInt(e.rate)}/s wall; ${e.hits.toFixed(2)} hits/fix, ${e.inside.toFixed(2)} clearly inside`]);
+  }
+  const u = upserts(index);
+  rows.push(['index upserts/s, 1 core (worker replaying changes)', fmtInt(u.rate), u.tiers]);
+  const e = evaluations(index, 20);
+  rows.push(['point evaluations/s after the upserts, accuracy 20 m', fmtInt(e.perCpu), `${fmtInt(e.rate)}/s wall; with mid tier and tombstones`]);
+  console.log(markdownTable(['measure', 'value', 'notes'], rows, ['left', 'right', 'left']));
+  if (process.argv.includes('--no-http')) return;
+  const h = await http();
+  for (const [name, res] of [['creates/s through HTTP', h.create], ['updates/s through HTTP', h.update]] as const) {
+    const perServerCore = (res.ok + res.errors) / res.serverCpuS;
+    rows.push([name, fmtInt(res.rps), `${fmtInt(perServerCore)}/s per server CPU-second; concurrency ${CONCURRENCY}, p50 ${fmtMs(res.latency.p50)} ms, p99 ${fmtMs(res.latency.p99)} ms, errors ${res.errors}`]);
+  }
+  console.log(markdownTable(['measure', 'value', 'notes'], rows, ['left', 'right', 'left']));
+}
+
+main().catch((err) => {
+  console.error(err);
+  process.exit(1);
+});
