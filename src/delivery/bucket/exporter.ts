@@ -1,0 +1,182 @@
+/**
+ * Bucket export (contract §3): claims the due triggers of bucket apps from the shared outbox,
+ * batches them per app, and uploads a batch once its oldest trigger has waited `windowMs` or its
+ * JSON lines reach `maxBytes`.
+ *
+ * Triggers are claimed as they arrive, with a lease longer than window + upload, and held in
+ * memory until their batch is uploaded and acked. A crash loses only the memory: the leases run
+ * out and the triggers come due again (their old created_at closes the new batch at once). A
+ * batch whose lease would end before its upload could finish is handed back instead of sent, so
+ * a trigger is never in two live batches. Polling `due` is the guarantee; `wake` only cuts delay.
+ *
+ * Runs in whichever thread owns delivery; the owner must `await stop()` before closing the outbox.
+ */
+import type { AppRecord } from '../../schemas/app.js';
+import type { Outbox, OutboxEntry } from '../outbox.js';
+import { Batch } from './batch.js';
+import { gcsUploader } from './gcs.js';
+import { s3Uploader } from './s3.js';
+import { release, sendBatch, type SendContext } from './send.js';
+import { withDefaults, type BucketExporterOptions, type ExporterSettings } from './options.js';
+import { UploaderCache, type BucketSettings, type UploaderFactory } from './uploader.js';
+
+export type { BucketExporterOptions } from './options.js';
+
+const PAGE = 2_000;
+const WAKE_DELAY_MS = 20;
+const byProvider: UploaderFactory = (s) => (s.provider === 'gcs' ? gcsUploader(s) : s3Uploader(s));
+
+export class BucketExporter {
+  private readonly o: ExporterSettings;
+  private readonly ctx: SendContext;
+  private readonly open = new Map<string, Batch>();
+  private readonly ready: Batch[] = [];
+  private readonly sending = new Set<Promise<void>>();
+  private heldBytes = 0;
+  private timer: NodeJS.Timeout | undefined;
+  private timerAt = 0;
+  private running = false;
+  private pass: Promise<void> | null = null;
+  private again = false;
+
+  constructor(opts: BucketExporterOptions) {
+    this.o = withDefaults(opts);
+    this.ctx = {
+      outbox: opts.outbox, uploaders: new UploaderCache(opts.uploaders ?? byProvider), now: this.o.now,
+      uploadTimeoutMs: this.o.uploadTimeoutMs, maxAgeMs: this.o.maxAgeMs, failures: new Map(), blocked: new Map(), emit: opts.onEvent ?? (() => {}),
+    };
+  }
+
+  start(): void {
+    if (this.running) return;
+    this.running = true;
+    this.schedule(0);
+  }
+
+  /** A trigger was enqueued, or an upload finished: run a pass soon (coalesced, at most every 20 ms). */
+  wake(): void {
+    if (!this.running) return;
+    if (this.pass) this.again = true;
+    else this.schedule(WAKE_DELAY_MS);
+  }
+
+  /** Stops claiming, waits for uploads in flight, and hands every unsent batch back to the outbox. */
+  async stop(): Promise<void> {
+    this.running = false;
+    clearTimeout(this.timer);
+    await this.pass;
+    await Promise.allSettled([...this.sending]);
+    const now = this.o.now();
+    const unsent = [...this.ready.splice(0), ...this.open.values()];
+    this.open.clear();
+    for (const b of unsent) await release(this.ctx, b, now, 'exporter stopped before upload');
+    this.heldBytes = 0;
+    this.ctx.uploaders.close();
+  }
+
+  /** Gauges for /metrics: triggers held in batches and uploads in flight. */
+  stats(): { held_triggers: number; held_bytes: number; uploading: number; backing_off_apps: number } {
+    let held = 0;
+    for (const b of [...this.open.values(), ...this.ready]) held += b.size;
+    return { held_triggers: held, held_bytes: this.heldBytes, uploading: this.sending.size, backing_off_apps: this.ctx.blocked.size };
+  }
+
+  private schedule(ms: number): void {
+    const at = performance.now() + ms;
+    if (this.timer && this.timerAt <= at) return;
+    clearTimeout(this.timer);
+    this.timerAt = at;
+    this.timer = setTimeout(() => void this.run(), ms);
+  }
+
+  private async run(): Promise<void> {
+    this.timer = undefined;
+    this.again = false;
+    this.pass = (async () => {
+      const now = this.o.now();
+      await this.pull(now);
+      this.closeDue(now);
+      this.pump();
+    })();
+    try {
+      await this.pass;
+    } finally {
+      this.pass = null;
+      if (this.running) this.schedule(this.again ? WAKE_DELAY_MS : this.o.pollMs);
+    }
+  }
+
+  private async pull(now: number): Promise<void> {
+    const settings = new Map<string, BucketSettings | null>();
+    const skip = (appKey: string) => {
+      if (!settings.has(appKey)) settings.set(appKey, bucketOf(this.o.appSettings(appKey)));
+      return settings.get(appKey) === null;
+    };
+    while (this.running && this.heldBytes < this.o.maxHeldBytes) {
+      const due = this.o.outbox.due(now, PAGE, skip);
+      if (due.length === 0) return;
+      const take: OutboxEntry[] = [];
+      const wait = new Map<string, OutboxEntry[]>();
+      for (const e of due) {
+        const blocked = this.ctx.blocked.get(e.app_key);
+        if (blocked && blocked.until > now) wait.set(e.app_key, [...(wait.get(e.app_key) ?? []), e]);
+        else take.push(e);
+      }
+      // a backing-off app's new triggers wait out its backoff in the outbox, not in the due range
+      for (const [app, list] of wait) await this.o.outbox.retry(list, this.ctx.blocked.get(app)!.until, this.ctx.blocked.get(app)!.error);
+      for (const e of await this.o.outbox.claim(take, this.o.leaseMs, now)) this.add(e, now);
+      if (due.length < PAGE) return;
+    }
+  }
+
+  private add(e: OutboxEntry, now: number): void {
+    let b = this.open.get(e.app_key) ?? new Batch(e.app_key);
+    const before = b.bytes;
+    if (!b.add(e, this.o.maxBytes)) {
+      this.close(b, now);
+      b = new Batch(e.app_key);
+      b.add(e, this.o.maxBytes);
+      this.heldBytes += b.bytes;
+    } else {
+      this.heldBytes += b.bytes - before;
+    }
+    this.open.set(e.app_key, b);
+    if (b.bytes >= this.o.maxBytes) this.close(b, now);
+  }
+
+  private close(b: Batch, now: number): void {
+    this.open.delete(b.appKey);
+    b.closedAt = now;
+    this.ready.push(b);
+  }
+
+  private closeDue(now: number): void {
+    for (const b of this.open.values()) if (now >= b.dueAt(this.o.windowMs)) this.close(b, now);
+  }
+
+  private pump(): void {
+    while (this.running && this.sending.size < this.o.concurrency && this.ready.length > 0) {
+      const b = this.ready.shift()!;
+      const p = this.send(b).finally(() => {
+        this.sending.delete(p);
+        this.heldBytes -= b.bytes;
+        this.wake();
+      });
+      this.sending.add(p);
+    }
+  }
+
+  private async send(b: Batch): Promise<void> {
+    const now = this.o.now();
+    const s = bucketOf(this.o.appSettings(b.appKey));
+    const blocked = this.ctx.blocked.get(b.appKey);
+    if (!s) return release(this.ctx, b, now, 'app no longer has bucket delivery');
+    if (blocked && blocked.until > now) return release(this.ctx, b, blocked.until, blocked.error, s.provider);
+    if (now + this.o.uploadTimeoutMs > b.leaseUntil) return release(this.ctx, b, now, 'lease would end before the upload', s.provider);
+    await sendBatch(this.ctx, b, s);
+  }
+}
+
+function bucketOf(app: AppRecord | undefined): BucketSettings | null {
+  return app?.delivery.method === 'bucket' ? app.delivery : null;
+}
