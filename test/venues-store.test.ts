@@ -102,7 +102,7 @@ test('a failed import (corrupt gzip mid-way) leaves the old store serving', asyn
 
 test('a killed import leaves the old store serving; the next import cleans up and swaps', async () => {
   const src = join(root, 'big.jsonl');
-  await writeFile(src, syntheticJsonl(400_000, 5));
+  await writeFile(src, syntheticJsonl(200_000, 5));
   const child = spawn(process.execPath, ['--input-type=module', '-e',
     `const { runImport } = await import(${JSON.stringify(buildModule)});
      await runImport({ format: 'jsonl', file: ${JSON.stringify(src)}, out: ${JSON.stringify(root)} });`], { stdio: ['ignore', 'ignore', 'pipe'] });
