@@ -9,6 +9,9 @@ import { openStore } from '../src/venues/store.js';
 import { estimateAddress } from '../src/venues/address.js';
 import { detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
 import { openUserStore } from '../src/users/store.js';
+import { geofenceEvents } from '../src/geofences/worker.js';
+import type { Fix } from '../src/geofences/events.js';
+import type { Signal } from '../src/schemas/detect-request.js';
 import type { DetectOutcome, DetectTask } from '../src/server/detect-task.js';
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -25,12 +28,15 @@ export default function detect(task: DetectTask): DetectOutcome {
     const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
+    const signals = 'events' in b ? b.events.flatMap((e) => e.data) : b.data;
+    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, b.advertising_id ?? b.user_id ?? null, fixesOf(signals), task.now);
     return {
       ok: true,
       kind: valid.kind,
       request_id: b.request_id ?? null,
       user_info: { user_id: b.user_id ?? null, device_id: b.advertising_id ?? null, custom_data: (b.custom_data as Record<string, unknown>) ?? null },
       items,
+      geofence_events,
     };
   } catch (err) {
     const e = asDwellError(err);
@@ -51,4 +57,14 @@ function parse(bytes: Uint8Array): unknown {
   } catch (err) {
     throw new DwellError('invalid_json', `the body is not valid JSON (${(err as Error).message})`);
   }
+}
+
+/** Located signals in time order: geofence presence is a walk through the user's positions. */
+function fixesOf(signals: Signal[]): Fix[] {
+  const out: Array<Fix & { t: number }> = [];
+  for (const s of signals) {
+    if (!s.location) continue;
+    out.push({ timestamp: s.timestamp, lat: s.location.lat, long: s.location.long, accuracy: s.location.accuracy, t: Date.parse(s.timestamp) });
+  }
+  return out.sort((a, b) => a.t - b.t);
 }

@@ -3,11 +3,13 @@ import { randomBytes } from 'node:crypto';
 import type { Trigger } from '../schemas/visit.js';
 import type { DetectOutcome } from '../server/detect-task.js';
 
+/** One trigger per visit, then one per geofence event (with `geofence_event` in place of `visit`). */
 export function triggersOf(appKey: string, requestId: string, out: Extract<DetectOutcome, { ok: true }>, _now: number): Trigger[] {
   const user_info = { ...out.user_info, app_key: appKey };
-  return out.items.map((item) => ({
+  const id = () => 'tr_' + randomBytes(12).toString('hex');
+  const visits: Trigger[] = out.items.map((item) => ({
     data: {
-      id: 'tr_' + randomBytes(12).toString('hex'),
+      id: id(),
       request_id: requestId,
       ...(item.event_id !== undefined ? { event_id: item.event_id } : {}),
       user_info,
@@ -15,4 +17,9 @@ export function triggersOf(appKey: string, requestId: string, out: Extract<Detec
     },
     result: 'SUCCESS',
   }));
+  const fences: Trigger[] = out.geofence_events.map((geofence_event) => ({
+    data: { id: id(), request_id: requestId, user_info, geofence_event },
+    result: 'SUCCESS',
+  }));
+  return [...visits, ...fences];
 }

@@ -18,6 +18,8 @@ import { RateLimiter } from './rate-limit.js';
 import { handleSigned } from './signed.js';
 import { checkMediaType, detectHandler } from './detect-route.js';
 import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
+import { openGeofenceService } from '../geofences/service.js';
+import { geofenceRoutes } from '../geofences/routes.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -64,6 +66,10 @@ export async function startServer(config: Config): Promise<Server> {
       : { status: 503, body: new DwellError('unavailable', draining ? 'draining' : 'the venue store is still loading').toJSON(), headers: { 'Retry-After': '2' } }))
     .add('GET', '/metrics', (ex) => json(ex, { status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }))
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
+  const geofences = openGeofenceService(config.dataDir);
+  for (const [method, pattern, h] of geofenceRoutes(geofences)) {
+    router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
+  }
   for (const [method, pattern, h] of adminRoutes) {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
@@ -118,6 +124,7 @@ export async function startServer(config: Config): Promise<Server> {
       stopWatching();
       replays.close();
       await pool.close();
+      await geofences.close();
       await outbox.close();
       await apps.close();
       log.info('stopped', { inflight });

@@ -52,7 +52,7 @@ export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppReco
     deps.metrics.detections.inc({ kind: out.kind, outcome: item.visit.place_id ? 'venue' : item.visit.event_type === 'transit' ? 'transit' : 'no_venue' });
   }
   if (app.delivery.method === 'sync') {
-    const body: SyncResponse = { data: out.items, result: 'SUCCESS' };
+    const body: SyncResponse = { data: out.items, geofence_events: out.geofence_events, result: 'SUCCESS' };
     return { status: 200, body };
   }
   const requestId = out.request_id ?? randomUUID();

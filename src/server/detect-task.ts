@@ -1,6 +1,6 @@
 /** What crosses the thread boundary between the HTTP shell and a detection worker. */
 import type { ErrorBody } from '../errors.js';
-import type { SyncItem } from '../schemas/visit.js';
+import type { GeofenceEvent, SyncItem } from '../schemas/visit.js';
 import type { StoreHandle } from '../venues/store.js';
 
 export interface DetectTask {
@@ -20,5 +20,6 @@ export type DetectOutcome =
     request_id: string | null;
     user_info: { user_id: string | null; device_id: string | null; custom_data: Record<string, unknown> | null };
     items: SyncItem[];
+    geofence_events: GeofenceEvent[];
   }
   | { ok: false; error: ErrorBody['error'] };
