@@ -3,7 +3,10 @@
  * scores the answers with vdsim. No server, no HTTP: this is what ranking work iterates with.
  *
  *   node dist/bench/accuracy-offline.js --venues V.jsonl.gz --requests DIR [--results FILE]
- *        [--ablate popularity,history] [--set temperature=1.2,none=-3]
+ *        [--ablate popularity,history] [--set temperature=1.2,none=-3] [--memory 1]
+ *
+ * Venues go through the real importer into a real store (as `dwell import --format jsonl`), so
+ * what is measured is what ships; `--memory 1` uses the in-memory test store instead.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -13,6 +16,9 @@ import { performance } from 'node:perf_hooks';
 import { detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
 import { openUserStore } from '../src/users/store.js';
 import { MemoryVenueStore } from '../src/detect/memory-venues.js';
+import { runImport } from '../src/venues/import/build.js';
+import { loadStore, openStore } from '../src/venues/store.js';
+import type { VenueStore } from '../src/detect/venue.js';
 import { WEIGHTS } from '../src/detect/rank.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
 
@@ -40,8 +46,15 @@ for (const kv of (opts.set ?? '').split(',').filter(Boolean)) {
   (WEIGHTS as Record<string, number>)[k] = Number(v);
 }
 
-const venues = MemoryVenueStore.fromJsonl(opts.venues);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-acc-'));
+// What ships: the real importer builds the real store. --memory uses the small test store instead.
+let venues: VenueStore;
+if (opts.memory) venues = MemoryVenueStore.fromJsonl(opts.venues);
+else {
+  const root = path.join(dataDir, 'venues');
+  await runImport({ format: 'jsonl', file: opts.venues, out: root, quiet: true });
+  venues = openStore(await loadStore(root));
+}
 const users = openUserStore(dataDir, { noSync: true });
 const results = opts.results ?? path.join(dataDir, 'results.jsonl');
 const out = fs.openSync(results, 'w');

@@ -1,0 +1,151 @@
+/**
+ * The issue's official accuracy measurement, end to end through the real service:
+ *
+ *   npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--results FILE]
+ *        [--vdsim PATH] [--workers N] [--concurrency N]
+ *
+ * 1. imports the venues with the real importer (`runImport`, format jsonl) into a temp store;
+ * 2. starts the real server (`node dist/src/cli.js serve`, PORT=0, temp data dir);
+ * 3. creates a synchronous app through the admin API;
+ * 4. replays DIR/requests.jsonl in order through POST /v1/detect, signed per contract §1 with a
+ *    fresh timestamp each, gzip; requests start in file order with at most --concurrency (default
+ *    4) in flight, and a user's request starts only once that user's previous one has answered;
+ * 5. writes every response to results.jsonl (`{"request_id","response"}`) and prints vdsim's score.
+ */
+import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { createHash, createHmac } from 'node:crypto';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { gzipSync } from 'node:zlib';
+import { runImport } from '../src/venues/import/build.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const argv = process.argv.slice(2);
+const arg = (name: string, dflt?: string): string | undefined => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
+const say = (msg: string): void => { process.stderr.write(`[bench:accuracy] ${msg}\n`); };
+
+const venuesFile = arg('venues');
+const requestsDir = arg('requests');
+if (!venuesFile || !requestsDir) {
+  console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N]');
+  process.exit(2);
+}
+const vdsim = path.resolve(ROOT, arg('vdsim', '../shared/tools/vdsim/vdsim.mjs')!);
+const concurrency = Math.max(1, Number(arg('concurrency', '4')));
+const ADMIN = 'bench-accuracy-admin-token';
+
+interface App { app_key: string; app_secret: string }
+interface Line { seq: number; send_at: string; body: { request_id?: string; advertising_id?: string; user_id?: string } }
+
+async function startServer(store: string, dataDir: string): Promise<{ url: string; proc: ChildProcess }> {
+  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/src/cli.js'), 'serve'], {
+    env: { ...process.env, PORT: '0', DWELL_HOST: '127.0.0.1', DWELL_VENUES: store, DWELL_DATA_DIR: dataDir,
+      DWELL_ADMIN_TOKEN: ADMIN, DWELL_RATE_LIMIT: '0', ...(arg('workers') ? { DWELL_WORKERS: arg('workers')! } : {}) },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  const logs: string[] = [];
+  let buf = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 60_000);
+    proc.stderr!.on('data', (chunk: Buffer) => {
+      buf += chunk.toString();
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + 1);
+        if (logs.length < 200) logs.push(line);
+        try { const e = JSON.parse(line); if (e.msg === 'listening') { clearTimeout(timer); resolve(e.port); } } catch { /* not JSON */ }
+      }
+    });
+    proc.on('exit', (code) => reject(new Error(`dwell exited with ${code}:\n${logs.join('\n')}`)));
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 600; i++) {
+    try { if ((await fetch(url + '/readyz')).status === 200) return { url, proc }; } catch { /* not yet */ }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error(`${url} not ready`);
+}
+
+async function createApp(url: string): Promise<App> {
+  const res = await fetch(url + '/admin/apps', {
+    method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: 'bench accuracy', delivery: { method: 'sync' } }),
+  });
+  if (res.status !== 201) throw new Error(`create app: ${res.status} ${await res.text()}`);
+  return res.json() as Promise<App>;
+}
+
+/** Contract §1: HMAC-SHA256 over "timestamp\nmethod\npath\nsha256(body bytes)". */
+async function detect(url: string, app: App, json: string): Promise<unknown> {
+  const bytes = gzipSync(json);
+  const ts = String(Math.floor(Date.now() / 1000));
+  const hash = createHash('sha256').update(bytes).digest('hex');
+  const signature = createHmac('sha256', app.app_secret).update(`${ts}\nPOST\n/v1/detect\n${hash}`).digest('hex');
+  for (let attempt = 0; ; attempt++) {
+    const res = await fetch(url + '/v1/detect', {
+      method: 'POST', body: bytes,
+      headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    });
+    const text = await res.text();
+    if ((res.status === 429 || res.status === 503) && attempt < 20) { await new Promise((r) => setTimeout(r, 200 * (attempt + 1))); continue; }
+    try { return JSON.parse(text); } catch { return { result: 'ERROR', status: res.status, text }; }
+  }
+}
+
+async function main(): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-acc-'));
+  const store = path.join(tmp, 'venues');
+  say(`importing ${venuesFile} (jsonl) into ${store}`);
+  const report = await runImport({ format: 'jsonl', file: venuesFile!, out: store, quiet: true });
+  say(`imported ${report.venues} venues (${report.bad} bad rows, ${Object.keys(report.unmapped_categories).length} unmapped categories) in ${report.seconds} s`);
+  const { url, proc } = await startServer(store, path.join(tmp, 'data'));
+  const stop = () => { if (proc.exitCode === null) proc.kill('SIGTERM'); };
+  process.on('exit', stop);
+  try {
+    const app = await createApp(url);
+    const file = ['requests.jsonl', 'requests.jsonl.gz'].map((f) => path.join(requestsDir!, f)).find((f) => fs.existsSync(f));
+    if (!file || file.endsWith('.gz')) throw new Error(`${requestsDir}/requests.jsonl not found (gzip: unpack it first)`);
+    const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
+    // File order, at most `concurrency` in flight, and a user's request waits for that user's previous one.
+    const results = arg('results') ?? path.join(tmp, 'results.jsonl');
+    const answers: string[] = new Array(lines.length);
+    const lastOfUser = new Map<string, Promise<void>>();
+    const inFlight = new Set<Promise<void>>();
+    let done = 0, errors = 0;
+    const t0 = Date.now();
+    let lastSay = t0;
+    for (let i = 0; i < lines.length; i++) {
+      const { body } = JSON.parse(lines[i]) as Line;
+      const user = body.advertising_id || body.user_id || `anon-${i}`;
+      const json = JSON.stringify(body);
+      while (inFlight.size >= concurrency) await Promise.race(inFlight);
+      const before = lastOfUser.get(user) ?? Promise.resolve();
+      const p: Promise<void> = before.then(async () => {
+        const response = await detect(url, app, json) as { result?: string };
+        if (response?.result !== 'SUCCESS') errors++;
+        answers[i] = JSON.stringify({ request_id: body.request_id, response });
+        done++;
+        if (Date.now() - lastSay > 5000) {
+          lastSay = Date.now();
+          say(`${done}/${lines.length} requests, ${(done / ((lastSay - t0) / 1000)).toFixed(0)} req/s, ${errors} not SUCCESS`);
+        }
+      });
+      lastOfUser.set(user, p);
+      inFlight.add(p);
+      void p.finally(() => { inFlight.delete(p); if (lastOfUser.get(user) === p) lastOfUser.delete(user); });
+    }
+    await Promise.all(inFlight);
+    fs.writeFileSync(results, answers.join('\n') + '\n');
+    say(`${done} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${errors} not SUCCESS; results in ${results}`);
+    const score = execFileSync(process.execPath, [vdsim, 'score', '--truth', requestsDir!, '--results', results], { encoding: 'utf8' });
+    process.stdout.write(score);
+  } finally {
+    stop();
+    if (!arg('results')) fs.rmSync(tmp, { recursive: true, force: true });
+  }
+}
+
+main().catch((err) => { console.error(err); process.exit(1); });
