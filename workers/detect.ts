@@ -3,7 +3,8 @@
  * off the HTTP thread. The venue store is opened in place from the shared index; user state is
  * one LMDB environment shared by all workers.
  */
-import { DwellError, asDwellError } from '../src/errors.js';
+import { asDwellError } from '../src/errors.js';
+import { parseJson } from '../src/server/json-body.js';
 import { validateDetect } from '../src/schemas/validate-detect.js';
 import { openStore } from '../src/venues/store.js';
 import { estimateAddress } from '../src/venues/address.js';
@@ -14,14 +15,13 @@ import type { Fix } from '../src/geofences/events.js';
 import type { Signal } from '../src/schemas/detect-request.js';
 import type { DetectOutcome, DetectTask } from '../src/server/detect-task.js';
 
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 // Load the offline place database while the pool starts, not inside the first request.
 estimateAddress(0, 0);
 const userStores = new Map<string, ReturnType<typeof openUserStore>>();
 
 export default function detect(task: DetectTask): DetectOutcome {
   try {
-    const body = parse(task.body);
+    const body = parseJson(task.body);
     const valid = validateDetect(body, task.now);
     let users = userStores.get(task.dataDir);
     if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir)));
@@ -45,19 +45,6 @@ export default function detect(task: DetectTask): DetectOutcome {
   }
 }
 
-function parse(bytes: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new DwellError('invalid_json', 'the body is not valid UTF-8');
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new DwellError('invalid_json', `the body is not valid JSON (${(err as Error).message})`);
-  }
-}
 
 /** Located signals in time order: geofence presence is a walk through the user's positions. */
 function fixesOf(signals: Signal[]): Fix[] {

@@ -6,10 +6,11 @@
 import { DwellError } from '../errors.js';
 import type { AppRecord } from '../schemas/app.js';
 import type { GeofenceList, GeofenceRecord, StoredGeofence } from '../schemas/geofence.js';
-import { inflate, type RawBody } from '../server/body.js';
+import type { RawBody } from '../server/body.js';
+import { readJson } from '../server/json-body.js';
 import type { Exchange, Reply } from '../server/reply.js';
 import { ID_PATTERN, type GeofenceStore } from './store.js';
-import { parseJson, validateCreate, validateUpdate } from './validate.js';
+import { validateCreate, validateUpdate } from './validate.js';
 
 export type GeofenceHandler = (params: Record<string, string>, ex: Exchange, app: AppRecord, raw: RawBody) => Promise<Reply>;
 
@@ -23,12 +24,12 @@ export function geofenceRoutes({ store }: GeofenceDeps): Array<[string, string, 
   return [
     ['POST', `${BASE}/create`, async (p, ex, app, raw) => {
       bound(p, app);
-      const rec = await store.create(app.app_key, validateCreate(await body(ex, raw)));
+      const rec = await store.create(app.app_key, validateCreate(await readJson(ex, raw)));
       return { status: 200, body: rec.id };
     }],
     ['POST', `${BASE}/:id/update`, async (p, ex, app, raw) => {
       bound(p, app);
-      const patch = validateUpdate(await body(ex, raw));
+      const patch = validateUpdate(await readJson(ex, raw));
       const rec = ID_PATTERN.test(p.id) ? await store.update(app.app_key, p.id, patch) : undefined;
       if (!rec) throw notFound(p.id);
       return { status: 200, body: rec.id };
@@ -71,17 +72,6 @@ function bound(p: Record<string, string>, app: AppRecord): void {
 
 const notFound = (id: string) => new DwellError('not_found', `no geofence ${JSON.stringify(id)} in this app (never created, deleted, or expired)`);
 
-async function body(ex: Exchange, raw: RawBody): Promise<unknown> {
-  const encoding = ex.header('content-encoding').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'gzip' && encoding !== 'identity') {
-    throw new DwellError('unsupported_media_type', `Content-Encoding is gzip or absent, got ${JSON.stringify(encoding)}`);
-  }
-  const type = ex.header('content-type').split(';')[0].trim().toLowerCase();
-  if (type !== '' && type !== 'application/json') {
-    throw new DwellError('unsupported_media_type', `Content-Type is application/json, got ${JSON.stringify(type)}`);
-  }
-  return parseJson(encoding === 'gzip' ? await inflate(raw.bytes) : raw.bytes);
-}
 
 function limitIn(raw: string | null): number {
   if (raw === null || raw === '') return LIMIT_DEFAULT;

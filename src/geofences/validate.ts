@@ -13,31 +13,16 @@ import {
 import { preparePolygon } from './geometry.js';
 
 const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
-const utf8 = new TextDecoder('utf-8', { fatal: true });
 
 function check<T>(schema: TSchema, value: unknown, prefix = ''): T {
   let c = compiled.get(schema);
   if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)));
-  const first = c.Errors(value).First();
+  const first = c.Check(value) ? undefined : c.Errors(value).First();
   if (first) {
     const at = prefix + first.path;
     throw invalid(at, `${at.slice(at.lastIndexOf('/') + 1) || 'body'}: ${first.message.toLowerCase()}, got ${show(first.value)}`);
   }
   return value as T;
-}
-
-export function parseJson(bytes: Uint8Array): unknown {
-  let text: string;
-  try {
-    text = utf8.decode(bytes);
-  } catch {
-    throw new DwellError('invalid_json', 'the body is not valid UTF-8');
-  }
-  try {
-    return JSON.parse(text);
-  } catch (err) {
-    throw new DwellError('invalid_json', `the body is not valid JSON (${(err as Error).message})`);
-  }
 }
 
 export function validateCreate(body: unknown): GeofenceInput {

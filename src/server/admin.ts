@@ -10,6 +10,7 @@ import type { AppRegistry } from '../apps/registry.js';
 import { CreateApp, UpdateApp, publicApp } from '../schemas/app.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { readBody } from './body.js';
+import { parseJson } from './json-body.js';
 import type { Exchange, Reply } from './reply.js';
 
 export interface AdminDeps { apps: AppRegistry; outbox: Outbox; token: string }
@@ -33,21 +34,12 @@ export function handleAdmin(ex: Exchange, deps: AdminDeps, params: Record<string
     ex.fail(err, true);
     return;
   }
-  const body = ex.method === 'GET' ? Promise.resolve(null) : readBody(ex.res, Number(ex.header('content-length') || 0), 64 << 10).then((b) => parseJson(b.bytes));
+  const body = ex.method === 'GET' ? Promise.resolve(null) : readBody(ex.res, Number(ex.header('content-length') || 0), 64 << 10).then((b) => (b.bytes.length ? parseJson(b.bytes) : {}));
   body.then((b) => handler(deps, params, b, ex)).then((r) => ex.send(r), (err) => ex.fail(err));
 }
 
-function parseJson(bytes: Buffer): unknown {
-  if (bytes.length === 0) return {};
-  try {
-    return JSON.parse(new TextDecoder('utf-8', { fatal: true }).decode(bytes));
-  } catch (err) {
-    throw new DwellError('invalid_json', `the body is not valid JSON (${(err as Error).message})`);
-  }
-}
-
 function check<T>(schema: TSchema, value: unknown): T {
-  const first = TypeCompiler.Compile(schema).Errors(value).First();
+  const first = TypeCompiler.Compile(schema).Errors(value).First(); // admin calls are rare: compiling per call is fine
   if (first) throw new DwellError('invalid_request', `${first.path || 'body'}: ${first.message}`, first.path);
   return value as T;
 }

@@ -7,7 +7,8 @@ import { DwellError } from '../errors.js';
 import type { AppRecord } from '../schemas/app.js';
 import type { SyncResponse } from '../schemas/visit.js';
 import type { StoreHandle } from '../venues/store.js';
-import { inflate, type RawBody } from './body.js';
+import type { RawBody } from './body.js';
+import { plainBytes } from './json-body.js';
 import type { DetectPool } from './pool.js';
 import type { Exchange, Reply } from './reply.js';
 import type { Metrics } from './metrics.js';
@@ -22,23 +23,10 @@ export interface DetectDeps {
   metrics: Metrics;
 }
 
-/** Refuses what we cannot read before a byte of the body is spent on it. */
-export function checkMediaType(ex: Exchange): void {
-  const encoding = ex.header('content-encoding').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'gzip' && encoding !== 'identity') {
-    throw new DwellError('unsupported_media_type', `Content-Encoding is gzip or absent, got ${JSON.stringify(encoding)}`);
-  }
-  const type = ex.header('content-type').split(';')[0].trim().toLowerCase();
-  if (type !== '' && type !== 'application/json') {
-    throw new DwellError('unsupported_media_type', `Content-Type is application/json, got ${JSON.stringify(type)}`);
-  }
-}
-
 export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppRecord, raw: RawBody): Promise<Reply> {
   const store = deps.store();
   if (!store) throw new DwellError('unavailable', 'the venue store is still loading', undefined, 2);
-  const gzipped = ex.header('content-encoding').trim().toLowerCase() === 'gzip';
-  const json = gzipped ? await inflate(raw.bytes) : raw.bytes;
+  const json = await plainBytes(ex, raw);
   const now = Date.now();
   const out = await deps.pool.run({
     body: json,
