@@ -20,6 +20,8 @@ import { runImport } from '../src/venues/import/build.js';
 import { loadStore, openStore } from '../src/venues/store.js';
 import type { VenueStore } from '../src/detect/venue.js';
 import { WEIGHTS } from '../src/detect/rank.js';
+import { W_POS } from '../src/detect/assess.js';
+import { WIFI_POS } from '../src/detect/evidence/position.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
 
 const VDSIM = process.env.VDSIM ?? '/work/shared/tools/vdsim/vdsim.mjs';
@@ -37,8 +39,14 @@ if (!opts.venues || !opts.requests) {
   process.exit(2);
 }
 for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
+  if (f === 'wifiPos') { W_POS.on = 0; continue; }
   if (!(f in WEIGHTS)) throw new Error(`unknown factor ${f}`);
   (WEIGHTS as Record<string, number>)[f] = 0;
+}
+for (const kv of (opts.pos ?? '').split(',').filter(Boolean)) {
+  const [k, v] = kv.split('=');
+  if (!(k in WIFI_POS)) throw new Error(`unknown Wi-Fi positioning setting ${k}`);
+  (WIFI_POS as Record<string, number>)[k] = Number(v);
 }
 for (const kv of (opts.set ?? '').split(',').filter(Boolean)) {
   const [k, v] = kv.split('=');
@@ -80,5 +88,5 @@ const score = JSON.parse(execFileSync('node', [VDSIM, 'score', '--truth', opts.r
 perEvent.sort((a, b) => a - b);
 const q = (p: number) => perEvent.length ? Number(perEvent[Math.floor(p * (perEvent.length - 1))].toFixed(3)) : null;
 console.log(JSON.stringify({ ...score, requests: lines.length, wall_s: Number(wall.toFixed(1)),
-  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS }));
+  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS, wifi_pos: W_POS.on ? WIFI_POS : 'off' }));
 if (!opts.results) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -3,11 +3,19 @@ import type { ApObservation, UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
 import type { Fixes } from './fixes.js';
 import { robustCentre, type Centre } from './center.js';
-import { rank, type RankedVenue } from './rank.js';
+import { rank, type GpsMemo, type RankedVenue } from './rank.js';
 import type { WifiHeard } from './evidence/wifi.js';
 import { hourOfWeek } from './time.js';
+import { fuse, teachWeight } from './evidence/position.js';
 
-export interface Assessment { centre: Centre; ranked: RankedVenue[]; none: number; heard: WifiHeard[] }
+export interface Assessment {
+  /** The position used: the GPS centre fused with Wi-Fi positioning. */
+  centre: Centre;
+  /** The GPS centre alone (what access points are taught). */
+  gpsCentre: Centre; ranked: RankedVenue[]; none: number; heard: WifiHeard[];
+  /** The best candidates by GPS alone, for pooling under joined networks. */
+  gps: GpsMemo;
+}
 
 export interface AssessInput {
   fixes: Fixes; from: number; to: number;
@@ -18,18 +26,23 @@ export interface AssessInput {
 }
 
 export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput): Assessment | null {
-  const centre = robustCentre(q.fixes, q.from, q.to);
-  if (!centre) return null;
+  const gpsCentre = robustCentre(q.fixes, q.from, q.to);
+  if (!gpsCentre) return null;
   const heard = q.heard;
+  const centre = heard.length && W_POS.on ? fuse(gpsCentre, heard, users.apPlaces(app, heard.map((h) => h.bssid))) : gpsCentre;
   const learned = heard.length ? users.learnedAps(app, heard.map((h) => h.bssid)) : [];
+  const pooled = heard.some((h) => h.active && h.bssid) ? users.pooledAps(app, heard.map((h) => (h.active ? h.bssid : ''))) : undefined;
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;
-  const { venues: ranked, none } = rank(venues, {
+  const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS: (q.endMs - q.startMs) / 1000,
-    hourOfWeek: hourOfWeek(mid, q.offsetMin), heard, learned, history: q.history,
+    hourOfWeek: hourOfWeek(mid, q.offsetMin), heard, learned, pooled, history: q.history,
   });
-  return { centre, ranked, none, heard };
+  return { centre, gpsCentre, ranked, none, heard, gps };
 }
+
+/** Wi-Fi positioning on or off (the accuracy harness ablates it). */
+export const W_POS = { on: 1 };
 
 /** The signals show a person staying: fixes agree on one place and known speeds are low. */
 export const looksStationary = (c: Centre): boolean =>
@@ -43,6 +56,10 @@ export const looksStationary = (c: Centre): boolean =>
 export function apsToLearn(a: Assessment, confirmed: boolean): ApObservation[] {
   if (!confirmed) return [];
   const out: ApObservation[] = [];
+  // Every network heard learns where it is, from the GPS centre alone.
+  for (const h of a.heard) if (h.bssid) out.push({ bssid: h.bssid, venueId: '', weight: 0, at: [a.gpsCentre.lat, a.gpsCentre.lon, teachWeight(a.gpsCentre, h.strength)] });
+  // Joined networks pool the stay's GPS evidence (wifi.ts PooledAp).
+  if (a.gps.length) for (const h of a.heard) if (h.active && h.bssid) out.push({ bssid: h.bssid, venueId: '', weight: 0, pool: a.gps });
   for (const h of a.heard) {
     if (!h.bssid || (!h.active && h.strength < -75)) continue;
     const w = h.active ? 1 : 0.3;

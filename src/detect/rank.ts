@@ -8,12 +8,12 @@ import type { Venue, VenueStore } from './venue.js';
 import { kindOf } from './kinds.js';
 import { gpsLogLik } from './evidence/gps.js';
 import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
-import { learnedLog, ssidLog, type LearnedAp, type WifiHeard } from './evidence/wifi.js';
+import { learnedLog, pooledBest, pooledLog, ssidLog, type LearnedAp, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, nearbyStays } from './evidence/history.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
-  gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, ssid: 1, learnedAp: 1, history: 1,
+  gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, ssid: 1, learnedAp: 1, pooledAp: 1, history: 1,
   /** Softmax temperature: > 1 flattens over-confident sums of not quite independent factors. */
   temperature: 1.3,
   /** Score of "none of these" relative to the candidates' (nats), before the temperature. */
@@ -28,36 +28,51 @@ export interface RankInput {
   hourOfWeek: number;
   heard: readonly WifiHeard[];
   learned: ReadonlyArray<LearnedAp | undefined>;
+  /** Pooled evidence of joined networks (wifi.ts), parallel to `heard`. */
+  pooled?: ReadonlyArray<PooledAp | undefined>;
   /** The user's past stays (records.ts `v`), undefined without a user. */
   history: readonly number[] | undefined;
 }
 
 export interface RankedVenue { venue: Venue; distance: number; probability: number }
 
+/** A stay's best candidates by its own evidence (GPS, hour of week, dwell), [id, log likelihood relative to the best, …], for pooling. */
+export type GpsMemo = Array<string | number>;
+export const POOL_CANDIDATES = 8;
+
 export const MAX_CANDIDATES = 40;
 export const MAX_ANSWERED = 10;
 const score = new Float64Array(MAX_CANDIDATES);
+const gpsScore = new Float64Array(MAX_CANDIDATES);
+const order = new Int32Array(MAX_CANDIDATES);
+const poolBest = new Float64Array(64);
 const stays = new Float64Array(3 * 128);
 
 /** Search radius: far enough for a large footprint under a poor centre, bounded for speed. */
 export const searchRadius = (sigma: number): number => Math.min(1500, Math.max(150, 4 * sigma + 100));
 
-export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; none: number } {
+export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; none: number; gps: GpsMemo } {
   const cands = store.near(q.lat, q.lon, searchRadius(q.sigma), MAX_CANDIDATES);
   const n = Math.min(cands.length, MAX_CANDIDATES);
-  if (n === 0) return { venues: [], none: 1 };
+  if (n === 0) return { venues: [], none: 1, gps: [] };
+  const pooled = W_pooled(q);
+  for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; poolBest[j] = p ? pooledBest(p) : 0; }
   const W = WEIGHTS;
   let max = W.none;
   const nStays = W.history ? nearbyStays(q.history, q.lat, q.lon, stays) : 0;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
-    let s = W.gps * gpsLogLik(distance, q.sigma, v.radius > 0 ? v.radius : 15);
+    // What this stay alone says of the venue (pooled under joined networks): place, hour, length.
+    let own = W.gps * gpsLogLik(distance, q.sigma, v.radius > 0 ? v.radius : 15);
+    if (W.timeOfWeek) own += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
+    if (W.dwell) own += W.dwell * dwellLog(kind, q.dwellS);
+    gpsScore[i] = own;
+    let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
-    if (W.timeOfWeek) s += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
-    if (W.dwell) s += W.dwell * dwellLog(kind, q.dwellS);
     if (W.ssid && q.heard.length) s += W.ssid * ssidLog(q.heard, v);
     if (W.learnedAp && q.heard.length) s += W.learnedAp * learnedLog(q.heard, q.learned, v.id);
+    for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
     if (nStays) s += W.history * historyLog(stays, nStays, v.lat, v.lon, v.radius > 0 ? v.radius : 15);
     score[i] = s;
     if (s > max) max = s;
@@ -73,5 +88,17 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
   for (let i = 0; i < n; i++) out.push({ venue: cands[i].venue, distance: cands[i].distance, probability: score[i] / sum });
   out.sort((a, b) => b.probability - a.probability);
   if (out.length > MAX_ANSWERED) out.length = MAX_ANSWERED;
-  return { venues: out, none: Math.exp((noneScore - max) / T) / sum };
+  return { venues: out, none: Math.exp((noneScore - max) / T) / sum, gps: gpsMemo(cands, n) };
+}
+
+const W_pooled = (q: RankInput): number => (WEIGHTS.pooledAp && q.pooled ? Math.min(q.pooled.length, poolBest.length) : 0);
+
+const r2 = (x: number) => Math.round(x * 100) / 100;
+function gpsMemo(cands: ReadonlyArray<{ venue: Venue }>, n: number): GpsMemo {
+  for (let i = 0; i < n; i++) order[i] = i;
+  const top = order.subarray(0, n).sort((a, b) => gpsScore[b] - gpsScore[a]);
+  const best = gpsScore[top[0]];
+  const memo: GpsMemo = [];
+  for (let k = 0; k < n && k < POOL_CANDIDATES; k++) memo.push(cands[top[k]].venue.id, r2(gpsScore[top[k]] - best));
+  return memo;
 }

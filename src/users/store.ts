@@ -8,9 +8,16 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { emptyRecord, type UserRecord } from './records.js';
-import type { LearnedAp } from '../detect/evidence/wifi.js';
+import type { LearnedAp, PooledAp } from '../detect/evidence/wifi.js';
+import type { ApPlace } from '../detect/evidence/position.js';
 
-export interface ApObservation { bssid: string; venueId: string; weight: number }
+export interface ApObservation {
+  bssid: string; venueId: string; weight: number;
+  /** A joined network: the stay's GPS candidates to pool (rank.ts GpsMemo) instead of a venue weight. */
+  pool?: Array<string | number>;
+  /** Where a confirmed stay heard it: [lat, lon, weight] (position.ts) instead of a venue weight. */
+  at?: [number, number, number];
+}
 
 export interface UserUpdate<T> { record: UserRecord; result: T; learn?: { app: string; aps: ApObservation[] } }
 
@@ -21,6 +28,10 @@ export interface UserStore {
   update<T>(user: string, fn: (record: UserRecord) => UserUpdate<T>): T;
   /** What is known of each BSSID for this app, in the order asked. */
   learnedAps(app: string, bssids: readonly string[]): Array<LearnedAp | undefined>;
+  /** Learned places of access points for this app, in the order asked. */
+  apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
+  /** Pooled GPS evidence per joined BSSID for this app, in the order asked ('' → undefined). */
+  pooledAps(app: string, bssids: readonly string[]): Array<PooledAp | undefined>;
   /** Teaches access points seen at confident visits (for requests without a user). */
   learn(app: string, aps: ApObservation[]): void;
   close(): void;
@@ -32,6 +43,8 @@ export interface UserStoreOptions {
 }
 
 const MAX_VENUES_PER_AP = 8;
+const MAX_POOLED_VENUES = 24;
+const POOL_FLOOR = -4;
 
 export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): UserStore {
   const dir = path.join(dataDir, 'users');
@@ -39,8 +52,38 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   const root: RootDatabase = open({ path: dir, noSync: opts.noSync ?? false, compression: false });
   const db: Database = root;
 
+  const pool = (app: string, o: ApObservation) => {
+    const key = ['pv', app, o.bssid];
+    const p: PooledAp = (db.get(key) as PooledAp | undefined) ?? { n: 0, v: {} };
+    const c = o.pool!;
+    const listed = new Set<string>();
+    for (let i = 0; i + 1 < c.length; i += 2) {
+      const id = c[i] as string;
+      listed.add(id);
+      const e = p.v[id];
+      // A venue new to the pool missed the earlier stays' lists: it takes the floor for them.
+      if (e) { e[0] += c[i + 1] as number; e[1]++; } else p.v[id] = [(c[i + 1] as number), 1];
+    }
+    p.n++;
+    const ids = Object.keys(p.v);
+    if (ids.length > MAX_POOLED_VENUES) {
+      const sc = (id: string) => p.v[id][0] + (p.n - p.v[id][1]) * POOL_FLOOR;
+      ids.sort((a, b) => sc(a) - sc(b));
+      for (let i = 0; i < ids.length - MAX_POOLED_VENUES; i++) delete p.v[ids[i]];
+    }
+    db.putSync(key, p);
+  };
+
   const learn = (app: string, obs: ApObservation[]) => {
     for (const o of obs) {
+      if (o.pool) { pool(app, o); continue; }
+      if (o.at) {
+        const key = ['apx', app, o.bssid];
+        const p = (db.get(key) as ApPlace | undefined) ?? [0, 0, 0, 0];
+        const [lat, lon, w] = o.at;
+        db.putSync(key, [p[0] + w, p[1] + w * lat, p[2] + w * lon, p[3] + 1]);
+        continue;
+      }
       const key = ['ap', app, o.bssid];
       const ap: LearnedAp = { ...((db.get(key) as LearnedAp | undefined) ?? {}) };
       ap[o.venueId] = (ap[o.venueId] ?? 0) + o.weight;
@@ -67,6 +110,8 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       });
     },
     learn: (app, aps) => { if (aps.length) root.transactionSync(() => learn(app, aps)); },
+    apPlaces: (app, bssids) => bssids.map((b) => (b ? (db.get(['apx', app, b]) as ApPlace | undefined) : undefined)),
+    pooledAps: (app, bssids) => bssids.map((b) => (b ? (db.get(['pv', app, b]) as PooledAp | undefined) : undefined)),
     learnedAps: (app, bssids) => bssids.map((b) => (b ? (db.get(['ap', app, b]) as LearnedAp | undefined) : undefined)),
     close: () => { void root.close(); },
   };

@@ -108,3 +108,31 @@ export function learnedLog(heard: readonly WifiHeard[], learned: ReadonlyArray<L
   }
   return Math.min(total, 5);
 }
+
+/**
+ * Pooled evidence of a joined network. A phone joins a venue's own network, so every confirmed
+ * stay that joined one BSSID was at one and the same venue: their GPS likelihoods multiply. Each
+ * such stay adds its candidates' GPS log likelihoods (relative to its best, the best few); a
+ * venue missing from a stay's list gets POOL_FLOOR for it. Summed over n stays, the evidence
+ * pins the venue down as n independent visits would (the centre's error shrinks like 1/sqrt n).
+ */
+export interface PooledAp {
+  /** Stays pooled. */ n: number;
+  /** venue id → [sum of relative log likelihoods, stays that listed it]. */ v: Record<string, [number, number]>;
+}
+export const POOL_FLOOR = -4;
+const POOL_CAP = -10;
+
+/** The best pooled score of an access point (the reference its venues are measured against). */
+export function pooledBest(p: PooledAp): number {
+  let best = p.n * POOL_FLOOR;
+  for (const id in p.v) { const [sum, m] = p.v[id]; const s = sum + (p.n - m) * POOL_FLOOR; if (s > best) best = s; }
+  return best;
+}
+
+/** Log likelihood (≤ 0) of the venue from the stays pooled under one joined network. */
+export function pooledLog(p: PooledAp, best: number, venueId: string): number {
+  const e = p.v[venueId];
+  const s = e ? e[0] + (p.n - e[1]) * POOL_FLOOR : p.n * POOL_FLOOR;
+  return Math.max(POOL_CAP, s - best);
+}

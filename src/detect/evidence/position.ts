@@ -1,0 +1,56 @@
+/**
+ * Wi-Fi positioning with access points located online. Every confirmed stay teaches each network
+ * it heard where it was: the stay's GPS centre, weighted by how sure that centre is and by how
+ * near the signal strength says the phone stood (log-distance path loss). Summed over many stays
+ * of the app's users, independent GPS errors average out and an access point's place becomes
+ * known to a few metres. A later stay that hears located networks then gets a position from
+ * them, fused with its GPS centre: indoors, where GPS is worst, Wi-Fi is at its best.
+ * Learning uses the GPS centre only, never the fused one, so the map does not feed on itself.
+ */
+import { M_PER_DEG, mPerDegLon } from '../geo.js';
+import type { Centre } from '../center.js';
+import type { WifiHeard } from './wifi.js';
+
+/** A located access point: [Σw, Σw·lat, Σw·lon, stays]. */
+export type ApPlace = [number, number, number, number];
+
+/** Phone-to-AP distance (m) that a strength suggests: -40 dBm at 1 m, exponent 3. */
+export const distanceOf = (dbm: number): number => Math.min(90, Math.max(2, 10 ** ((-40 - dbm) / 30)));
+
+/** Weight a stay's centre gets when it teaches a network heard at `dbm`. */
+export function teachWeight(c: Centre, dbm: number): number {
+  const d = distanceOf(dbm);
+  return 1 / (c.sigma * c.sigma + d * d);
+}
+
+export const WIFI_POS = {
+  /** Stays an access point needs before it locates anyone. */
+  minStays: 3,
+  /** Inflation of the Wi-Fi position's variance: networks heard together were taught by the same stays. */
+  inflate: 2,
+  /** Gate: beyond this many sigmas apart, GPS and Wi-Fi disagree and GPS is kept alone. */
+  gate: 3,
+};
+
+/**
+ * The stay's centre fused with the position of the located networks it heard, or the centre
+ * itself when none is located. `places[i]` belongs to `heard[i]`.
+ */
+export function fuse(c: Centre, heard: readonly WifiHeard[], places: ReadonlyArray<ApPlace | undefined>): Centre {
+  let sw = 0, sLat = 0, sLon = 0, k = 0;
+  for (let i = 0; i < heard.length; i++) {
+    const p = places[i];
+    if (!p || p[3] < WIFI_POS.minStays || !(p[0] > 0)) continue;
+    const d = distanceOf(heard[i].strength);
+    const w = 1 / (1 / p[0] + d * d);
+    sw += w; sLat += (w * p[1]) / p[0]; sLon += (w * p[2]) / p[0]; k++;
+  }
+  if (k === 0) return c;
+  const wLat = sLat / sw, wLon = sLon / sw;
+  const wVar = WIFI_POS.inflate / sw;
+  const gVar = c.sigma * c.sigma;
+  const dy = (wLat - c.lat) * M_PER_DEG, dx = (wLon - c.lon) * mPerDegLon(c.lat);
+  if (dx * dx + dy * dy > WIFI_POS.gate * WIFI_POS.gate * (wVar + gVar)) return c;
+  const a = (1 / gVar) / (1 / gVar + 1 / wVar);
+  return { ...c, lat: a * c.lat + (1 - a) * wLat, lon: a * c.lon + (1 - a) * wLon, sigma: Math.sqrt(1 / (1 / gVar + 1 / wVar)) };
+}
