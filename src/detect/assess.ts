@@ -3,7 +3,7 @@ import type { ApObservation, UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
 import type { Fixes } from './fixes.js';
 import { robustCentre, type Centre } from './center.js';
-import { rank, type GpsMemo, type RankedVenue } from './rank.js';
+import { rank, WEIGHTS, type GpsMemo, type RankedVenue } from './rank.js';
 import type { WifiHeard } from './evidence/wifi.js';
 import { hourOfWeek } from './time.js';
 import { fuse, teachWeight } from './evidence/position.js';
@@ -61,7 +61,7 @@ export function apsToLearn(a: Assessment, confirmed: boolean): ApObservation[] {
   // Joined networks pool the stay's GPS evidence (wifi.ts PooledAp).
   if (a.gps.length) for (const h of a.heard) if (h.active && h.bssid) out.push({ bssid: h.bssid, venueId: '', weight: 0, pool: a.gps });
   for (const h of a.heard) {
-    if (!h.bssid || (!h.active && h.strength < -75)) continue;
+    if (!h.bssid || (!h.active && (!WEIGHTS.learnedScan || h.strength < -75))) continue;
     const w = h.active ? 1 : 0.3;
     for (let i = 0; i < a.ranked.length && i < 3; i++) {
       const r = a.ranked[i];

@@ -13,9 +13,12 @@ import { historyLog, nearbyStays } from './evidence/history.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
-  gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, ssid: 1, learnedAp: 1, pooledAp: 1, history: 1,
+  gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, ssid: 1, learnedAp: 1,
+  /** Learned venue counts of merely scanned networks: off, they taught neighbours (Monaco −8 pts). */
+  learnedScan: 0,
+  pooledAp: 1, history: 1,
   /** Softmax temperature: > 1 flattens over-confident sums of not quite independent factors. */
-  temperature: 1.3,
+  temperature: 1.0,
   /** Score of "none of these" relative to the candidates' (nats), before the temperature. */
   none: -3,
 };
@@ -71,7 +74,7 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
     if (W.ssid && q.heard.length) s += W.ssid * ssidLog(q.heard, v);
-    if (W.learnedAp && q.heard.length) s += W.learnedAp * learnedLog(q.heard, q.learned, v.id);
+    if (W.learnedAp && q.heard.length) s += W.learnedAp * learnedLog(q.heard, q.learned, v.id, W.learnedScan > 0);
     for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
     if (nStays) s += W.history * historyLog(stays, nStays, v.lat, v.lon, v.radius > 0 ? v.radius : 15);
     score[i] = s;

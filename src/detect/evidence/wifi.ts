@@ -95,11 +95,11 @@ export function ssidLog(heard: readonly WifiHeard[], v: Venue): number {
 export type LearnedAp = Record<string, number>;
 
 /** Log likelihood ratio from learned access points. `learned[i]` belongs to `heard[i]`. */
-export function learnedLog(heard: readonly WifiHeard[], learned: ReadonlyArray<LearnedAp | undefined>, venueId: string): number {
+export function learnedLog(heard: readonly WifiHeard[], learned: ReadonlyArray<LearnedAp | undefined>, venueId: string, scans = true): number {
   let total = 0;
   for (let i = 0; i < heard.length; i++) {
     const ap = learned[i];
-    if (!ap) continue;
+    if (!ap || (!scans && !heard[i].active)) continue;
     let sum = 0;
     for (const k in ap) sum += ap[k];
     // Shrunk towards "unknown" while few visits taught this access point.
