@@ -25,6 +25,8 @@ export interface OutboxEntry {
   created_at: number;
   /** ms of the first delivery attempt, for the 202 → first attempt metric. */
   first_attempt_at?: number;
+  /** ms of the last replay of a dead entry: its retry window starts again from here. */
+  replayed_at?: number;
   last_error?: string;
 }
 
@@ -63,6 +65,18 @@ export class Outbox {
     for (const key of this.due_.getKeys({ end: [now, '\uffff', '\uffff'] as DueKey })) {
       const [, appKey, id] = key as DueKey;
       if (skip?.(appKey)) continue;
+      const e = this.entries.get([appKey, id]);
+      if (e && e.status === 'pending') out.push(e);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
+  /** Pending entries scheduled after `after` and no later than `until` (ms), in schedule order. */
+  scheduled(after: number, until: number, limit: number): OutboxEntry[] {
+    const out: OutboxEntry[] = [];
+    for (const key of this.due_.getKeys({ start: [after, '\uffff', '\uffff'] as DueKey, end: [until, '\uffff', '\uffff'] as DueKey })) {
+      const [, appKey, id] = key as DueKey;
       const e = this.entries.get([appKey, id]);
       if (e && e.status === 'pending') out.push(e);
       if (out.length >= limit) break;
@@ -120,7 +134,7 @@ export class Outbox {
   /** Requeues an app's dead triggers for immediate delivery; answers how many. */
   async replayDead(appKey: string, now = Date.now()): Promise<number> {
     const dead = this.list(appKey, 'dead', Number.MAX_SAFE_INTEGER);
-    await this.update(dead, (cur) => ({ ...cur, status: 'pending', attempts: 0, next_at: now, last_error: cur.last_error }));
+    await this.update(dead, (cur) => ({ ...cur, status: 'pending', attempts: 0, next_at: now, replayed_at: now, last_error: cur.last_error }));
     if (dead.length) for (const wake of this.wakeups) wake();
     return dead.length;
   }
