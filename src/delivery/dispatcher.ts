@@ -1,0 +1,184 @@
+/**
+ * The postback dispatcher: takes due triggers from the outbox, leases them, sends them, and
+ * records each result (ack, retry with backoff, or dead).
+ *
+ * - Isolation: at most `perApp` sends of one app are in flight, so a slow or dead receiver holds
+ *   only its own slots; other apps' triggers are still picked on every pass.
+ * - Durability: an entry is leased (`leaseMs`, longer than the send timeout) before it is sent;
+ *   if this process dies mid-send the lease runs out and the entry is sent again. At least once.
+ * - Latency: `wake()` (on enqueue) starts a pass at once; a pass every `pollMs` is the guarantee,
+ *   also for retries coming due and for what was queued before a restart.
+ * Clock, random source, app lookup and sender are injected so tests can drive all of it.
+ */
+import { DEFAULT_BACKOFF, nextRetry, type BackoffPolicy } from './backoff.js';
+import type { Outbox, OutboxEntry } from './outbox.js';
+import type { AppLookup } from './app-settings.js';
+import type { Outcome, SendResult } from './postback/sender.js';
+import type { Trigger } from '../schemas/visit.js';
+import { Completions } from './postback/completions.js';
+import { releaseLeases } from './postback/leases.js';
+
+export interface DispatcherOptions {
+  outbox: Pick<Outbox, 'due' | 'scheduled' | 'claim' | 'ack' | 'retry' | 'kill'>;
+  apps: AppLookup;
+  send: (url: string, secret: string, trigger: Trigger, nowMs: number) => Promise<SendResult>;
+  clock?: () => number;
+  random?: () => number;
+  backoff?: BackoffPolicy;
+  /** Sends in flight per app. */
+  perApp?: number;
+  /** Sends in flight in all. */
+  maxInFlight?: number;
+  leaseMs?: number;
+  pollMs?: number;
+  /** Entries taken from the outbox per pass. */
+  batch?: number;
+  /** Observers for metrics: every attempt's outcome, and the wait from 202 to a first attempt. */
+  onAttempt?: (outcome: Outcome) => void;
+  onFirstAttempt?: (ms: number) => void;
+  onError?: (err: unknown) => void;
+}
+
+export class PostbackDispatcher {
+  private readonly o: Required<Omit<DispatcherOptions, 'onAttempt' | 'onFirstAttempt' | 'onError'>> & DispatcherOptions;
+  private readonly perAppInFlight = new Map<string, number>();
+  private readonly sends = new Set<Promise<void>>();
+  private readonly done: Completions;
+  private inFlight = 0;
+  private passing: Promise<void> | null = null;
+  private again = false;
+  private woken = false;
+  private timer: NodeJS.Timeout | null = null;
+  private stopped = true;
+
+  constructor(opts: DispatcherOptions) {
+    this.o = {
+      clock: Date.now, random: Math.random, backoff: DEFAULT_BACKOFF,
+      perApp: 32, maxInFlight: 2048, leaseMs: 30_000, pollMs: 250, batch: 512,
+      // An option given as undefined keeps its default (settings come through optional fields).
+      ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as DispatcherOptions,
+    };
+    this.done = new Completions(this.o.outbox, (err) => this.report(err));
+  }
+
+  start(): void {
+    if (!this.stopped) return;
+    this.stopped = false;
+    // No send of ours is in flight yet: leases still running belong to a process that died.
+    this.passing = releaseLeases(this.o.outbox, this.o.apps, this.o.clock(), this.o.leaseMs).then(() => {}, (err) => this.report(err)).finally(() => {
+      this.passing = null;
+      if (this.stopped) return;
+      this.timer = setInterval(() => this.tick(), this.o.pollMs);
+      this.wake();
+    });
+  }
+
+  /** Cuts latency only: coalesces bursts of wake-ups into one pass. */
+  wake(): void {
+    if (this.stopped || this.woken) return;
+    this.woken = true;
+    setImmediate(() => {
+      this.woken = false;
+      this.tick();
+    });
+  }
+
+  private tick(): void {
+    if (!this.stopped) void this.pass();
+  }
+
+  /** Stops taking entries, waits for sends in flight (bounded by the send timeout), records them. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.passing;
+    await Promise.all(this.sends);
+    await this.done.flush();
+  }
+
+  /** One pass: pick due entries up to the caps, lease them, start their sends. Tests call it directly. */
+  pass(): Promise<void> {
+    if (this.passing) {
+      this.again = true;
+      return this.passing;
+    }
+    this.passing = this.run().catch((err) => this.report(err)).finally(() => {
+      this.passing = null;
+    });
+    return this.passing;
+  }
+
+  /** Resolves when no send is in flight and every result is written (tests). */
+  async idle(): Promise<void> {
+    while (this.sends.size || this.passing) await Promise.all([...this.sends, this.passing]);
+    await this.done.flush();
+  }
+
+  private async run(): Promise<void> {
+    do {
+      this.again = false;
+      const room = Math.min(this.o.batch, this.o.maxInFlight - this.inFlight);
+      if (room <= 0) return;
+      const now = this.o.clock();
+      const picked = new Map<string, number>();
+      const skip = (appKey: string) => {
+        if (this.o.apps(appKey, now)?.delivery.method === 'bucket') return true; // the bucket exporter's
+        const n = (this.perAppInFlight.get(appKey) ?? 0) + (picked.get(appKey) ?? 0);
+        if (n >= this.o.perApp) return true;
+        picked.set(appKey, (picked.get(appKey) ?? 0) + 1);
+        return false;
+      };
+      const due = this.o.outbox.due(now, room, skip);
+      if (due.length === 0) return;
+      const fresh = new Set(due.filter((e) => e.first_attempt_at === undefined).map((e) => e.id));
+      const claimed = await this.o.outbox.claim(due, this.o.leaseMs, now);
+      for (const e of claimed) {
+        if (fresh.has(e.id)) this.o.onFirstAttempt?.(now - e.created_at);
+        this.launch(e, now);
+      }
+      if (due.length === room) this.again = true; // probably more due: go on at once
+    } while (this.again && !this.stopped);
+  }
+
+  private launch(e: OutboxEntry, now: number): void {
+    this.inFlight++;
+    this.perAppInFlight.set(e.app_key, (this.perAppInFlight.get(e.app_key) ?? 0) + 1);
+    const p = this.attempt(e, now)
+      .then((r) => this.settle(e, r), (err) => this.settle(e, { outcome: 'network_error', error: `internal error while sending: ${String(err)}` }))
+      .finally(() => {
+        this.sends.delete(p);
+        this.inFlight--;
+        const left = this.perAppInFlight.get(e.app_key)! - 1;
+        if (left) this.perAppInFlight.set(e.app_key, left);
+        else this.perAppInFlight.delete(e.app_key);
+        this.wake(); // a slot is free: whatever waited for it may go
+      });
+    this.sends.add(p);
+  }
+
+  private async attempt(e: OutboxEntry, now: number): Promise<SendResult> {
+    const app = this.o.apps(e.app_key, now);
+    if (!app) return { outcome: 'refused', error: `app ${e.app_key} no longer exists` };
+    if (app.delivery.method !== 'postback') {
+      return { outcome: 'refused', error: `app ${e.app_key} is set to ${app.delivery.method} delivery, not postback; set a postback URL, then replay` };
+    }
+    const secret = app.secrets[0]?.value;
+    if (!secret) return { outcome: 'refused', error: `app ${e.app_key} has no secret to sign with` };
+    return this.o.send(app.delivery.url, secret, e.trigger, now);
+  }
+
+  private settle(e: OutboxEntry, r: SendResult): void {
+    this.o.onAttempt?.(r.outcome);
+    if (r.outcome === 'success') return this.done.ack(e);
+    if (r.outcome === 'refused') return this.done.kill(e, r.error ?? 'refused');
+    const decision = nextRetry(e.attempts, e.replayed_at ?? e.created_at, this.o.clock(), this.o.random, this.o.backoff);
+    if ('dead' in decision) this.done.kill(e, `${decision.reason}; last: ${r.error}`);
+    else this.done.retry(e, decision.retryAt, r.error ?? r.outcome);
+  }
+
+  private report(err: unknown): void {
+    if (this.o.onError) this.o.onError(err);
+    else console.error(err);
+  }
+}

@@ -1,0 +1,176 @@
+/**
+ * Delivery runs in a worker thread of its own (workers/delivery.ts) so that sending, signing and
+ * outbox bookkeeping never compete with the HTTP thread. This side starts it (and starts it again
+ * if it dies), forwards the outbox's enqueue wake-ups to it, and turns what it reports into
+ * Prometheus metrics, with gauges read from the outbox on scrape.
+ */
+import { Worker } from 'node:worker_threads';
+import { log } from '../log.js';
+import type { Metrics } from '../server/metrics.js';
+import type { Outbox } from './outbox.js';
+
+/** Tunables of the delivery worker; every one has a default. */
+export interface DeliverySettings {
+  /** Postback sends in flight per app (DWELL_POSTBACK_CONCURRENCY). */
+  perApp?: number;
+  /** Postback sends in flight in all. */
+  maxInFlight?: number;
+  /** Polling interval of the outbox, ms (DWELL_DELIVERY_POLL_MS). */
+  pollMs?: number;
+  /** Lease of a claimed entry, ms; longer than the send timeout. */
+  leaseMs?: number;
+  /** A 2xx must arrive within this, ms. */
+  timeoutMs?: number;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export interface DeliveryOptions extends DeliverySettings {
+  dataDir: string;
+  outbox: Outbox;
+  metrics: Metrics;
+  allowPrivate: boolean;
+}
+
+export interface WorkerInit extends DeliverySettings { dataDir: string; allowPrivate: boolean }
+
+/** Messages between the threads. Metrics travel as batches so a busy worker posts a few a second. */
+export type ToWorker = { type: 'wake' } | { type: 'stop' };
+export type FromWorker =
+  | { type: 'metrics'; counters: Array<[name: string, help: string, labels: Record<string, string>, by: number]>; observations: Array<[name: string, help: string, labels: Record<string, string>, values: number[]]> }
+  | { type: 'stopped' };
+
+/** Buckets of every histogram the worker reports, seconds. */
+export const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
+
+const WORKER_URL = new URL('../../workers/delivery.js', import.meta.url);
+
+export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> } {
+  const { outbox, metrics } = opts;
+  const init: WorkerInit = {
+    dataDir: opts.dataDir, allowPrivate: opts.allowPrivate, perApp: opts.perApp, maxInFlight: opts.maxInFlight,
+    pollMs: opts.pollMs, leaseMs: opts.leaseMs, timeoutMs: opts.timeoutMs, logLevel: opts.logLevel,
+  };
+  const counters = new Map<string, ReturnType<Metrics['counter']>>();
+  const histograms = new Map<string, ReturnType<Metrics['histogram']>>();
+  const counter = (name: string, help: string) => counters.get(name) ?? counters.set(name, metrics.counter(name, help)).get(name)!;
+  const histogram = (name: string, help: string) => histograms.get(name) ?? histograms.set(name, metrics.histogram(name, help, SECONDS_BUCKETS)).get(name)!;
+  // Registered now so that they are listed before the first delivery.
+  counter('dwell_postback_attempts_total', 'postback attempts by outcome');
+  histogram('dwell_postback_first_attempt_seconds', 'time from the 202 (trigger queued) to its first postback attempt');
+  metrics.gauge('dwell_outbox_pending', 'triggers waiting for delivery (queue depth)', () => outbox.pendingCount());
+  metrics.gauge('dwell_outbox_dead', 'triggers given up on, listed and replayable', () => outbox.depth() - outbox.pendingCount());
+  // Reads the whole schedule (one pass over the pending keys): fine at scrape intervals.
+  metrics.gauge('dwell_outbox_oldest_pending_age_seconds', 'age of the oldest trigger waiting for delivery', () => outbox.oldestPendingAge() / 1000);
+
+  let worker: Worker;
+  let closing = false;
+  let stopped: () => void = () => {};
+  let restarts = 0;
+
+  const spawn = () => {
+    worker = new Worker(WORKER_URL, { workerData: init, name: 'dwell-delivery' });
+    worker.on('message', (m: FromWorker) => {
+      if (m.type === 'stopped') return stopped();
+      if (m.type !== 'metrics') return;
+      restarts = 0; // reporting: it is alive and working
+      for (const [name, help, labels, by] of m.counters) counter(name, help).inc(labels, by);
+      for (const [name, help, labels, values] of m.observations) for (const v of values) histogram(name, help).observe(labels, v);
+    });
+    worker.on('error', (err) => log.error('delivery worker failed', { error: String(err?.stack ?? err) }));
+    worker.on('exit', (code) => {
+      if (closing) return stopped();
+      // Nothing is lost (the outbox is the truth, leases run out); only delivery pauses.
+      const delay = Math.min(30_000, 1000 * 2 ** restarts++);
+      log.error('delivery worker exited; restarting', { code, in_ms: delay });
+      setTimeout(() => closing || spawn(), delay).unref();
+    });
+  };
+  spawn();
+
+  // Wake-ups cut latency only; coalesced to one message per turn of the event loop.
+  let waking = false;
+  const unsubscribe = outbox.onEnqueue(() => {
+    if (waking) return;
+    waking = true;
+    setImmediate(() => {
+      waking = false;
+      if (!closing) worker.postMessage({ type: 'wake' } satisfies ToWorker);
+    });
+  });
+
+  return {
+    async close() {
+      if (closing) return;
+      closing = true;
+      unsubscribe();
+      // The worker finishes sends in flight (at most the send timeout) and records their results.
+      const done = new Promise<void>((resolve) => (stopped = resolve));
+      worker.postMessage({ type: 'stop' } satisfies ToWorker);
+      const grace = (opts.timeoutMs ?? 10_000) + 5_000;
+      let timer: NodeJS.Timeout | undefined;
+      const late = await Promise.race([done.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), grace)))]);
+      clearTimeout(timer);
+      if (late) log.warn('delivery worker did not stop in time; terminating it (leased entries are retried after their lease)', { grace_ms: grace });
+      await worker.terminate();
+    },
+  };
+}
+
+/**
+ * The worker's side of the metrics bridge: counts and observations are gathered here and posted
+ * to the main thread in one message every `everyMs`. Any sender in the worker may use it.
+ */
+export class WorkerMetrics {
+  private counters = new Map<string, [string, string, Record<string, string>, number]>();
+  private observations = new Map<string, [string, string, Record<string, string>, number[]]>();
+  private readonly timer: NodeJS.Timeout;
+
+  constructor(private readonly post: (m: FromWorker) => void, everyMs = 500) {
+    this.timer = setInterval(() => this.flush(), everyMs);
+    this.timer.unref();
+  }
+
+  inc(name: string, help: string, labels: Record<string, string> = {}, by = 1): void {
+    const k = name + JSON.stringify(labels);
+    const c = this.counters.get(k);
+    if (c) c[3] += by;
+    else this.counters.set(k, [name, help, labels, by]);
+  }
+
+  /** Histograms in seconds, with SECONDS_BUCKETS. */
+  observe(name: string, help: string, labels: Record<string, string>, seconds: number): void {
+    const k = name + JSON.stringify(labels);
+    const o = this.observations.get(k);
+    if (o) o[3].push(seconds);
+    else this.observations.set(k, [name, help, labels, [seconds]]);
+  }
+
+  flush(): void {
+    if (this.counters.size === 0 && this.observations.size === 0) return;
+    this.post({ type: 'metrics', counters: [...this.counters.values()], observations: [...this.observations.values()] });
+    this.counters = new Map();
+    this.observations = new Map();
+  }
+
+  close(): void {
+    clearInterval(this.timer);
+    this.flush();
+  }
+}
+
+/** What a sender running in the delivery worker gets, and what it must offer. */
+export interface WorkerContext {
+  init: WorkerInit;
+  outbox: Outbox;
+  apps: import('./app-settings.js').AppSettings;
+  metrics: WorkerMetrics;
+}
+
+export interface DeliverySender {
+  readonly name: string;
+  start(): void;
+  /** Something was enqueued or replayed: look now rather than at the next poll. */
+  wake(): void;
+  /** Stop taking work, finish or release what is in hand. */
+  stop(): Promise<void>;
+}

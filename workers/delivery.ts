@@ -1,0 +1,49 @@
+/**
+ * The delivery worker thread (started by src/delivery/service.ts): opens the outbox and the app
+ * settings from DWELL_DATA_DIR and runs every sender on them until told to stop.
+ *
+ * Senders: postback today. Bucket export (src/delivery/bucket/**) is started here too: add its
+ * factory to SENDERS, `(ctx: WorkerContext) => DeliverySender`. Each sender takes only the
+ * entries of apps with its delivery method (the postback dispatcher skips 'bucket' apps).
+ */
+import { parentPort, workerData } from 'node:worker_threads';
+import { AppSettings } from '../src/delivery/app-settings.js';
+import { Outbox } from '../src/delivery/outbox.js';
+import { postbackSender } from '../src/delivery/postback/index.js';
+import { bucketExporter } from '../src/delivery/bucket/index.js';
+import { WorkerMetrics, type DeliverySender, type FromWorker, type ToWorker, type WorkerContext, type WorkerInit } from '../src/delivery/service.js';
+import { log, setLogLevel } from '../src/log.js';
+
+const SENDERS: Array<(ctx: WorkerContext) => DeliverySender> = [
+  postbackSender,
+  bucketExporter,
+];
+
+const port = parentPort!;
+const init = workerData as WorkerInit;
+if (init.logLevel) setLogLevel(init.logLevel);
+
+const ctx: WorkerContext = {
+  init,
+  outbox: new Outbox(init.dataDir),
+  apps: new AppSettings(init.dataDir),
+  metrics: new WorkerMetrics((m: FromWorker) => port.postMessage(m)),
+};
+const senders = SENDERS.map((make) => make(ctx));
+for (const s of senders) s.start();
+log.info('delivery worker started', { senders: senders.map((s) => s.name) });
+
+port.on('message', (m: ToWorker) => {
+  if (m.type === 'wake') for (const s of senders) s.wake();
+  else if (m.type === 'stop') void stop();
+});
+
+async function stop(): Promise<void> {
+  for (const r of await Promise.allSettled(senders.map((s) => s.stop()))) {
+    if (r.status === 'rejected') log.error('a delivery sender failed to stop', { error: String(r.reason) });
+  }
+  ctx.metrics.close();
+  await ctx.apps.close();
+  await ctx.outbox.close();
+  port.postMessage({ type: 'stopped' } satisfies FromWorker);
+}
