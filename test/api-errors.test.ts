@@ -73,6 +73,14 @@ test('400 invalid_request: a number that overflows to Infinity is not finite', a
   assert.match(r.body.error.path, /accuracy$/);
 });
 
+test('400 invalid_request: custom_data nested 200,000 deep is refused, not a 500', async () => {
+  const deep = '{"a":'.repeat(200_000) + '1' + '}'.repeat(200_000);
+  const text = `{"custom_data":${deep},"data":[{"timestamp":"2024-05-06T07:28:00Z","location":{"lat":1,"long":1}}]}`;
+  const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw: gzipSync(text) });
+  assert.equal(r.status, 400, JSON.stringify(r.body));
+  assert.equal(r.body.error.path, '/custom_data');
+});
+
 test('400 invalid_json: NaN, truncated JSON, invalid UTF-8, a bare array', async () => {
   for (const raw of ['{"data": NaN}', '{"events": [', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]) {
     const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw: gzipSync(raw) });

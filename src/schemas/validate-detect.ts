@@ -63,7 +63,13 @@ function checkCommon(req: DetectRequest, now: number): void {
     throw invalid('/yob', `yob ${req.yob} is in the future`);
   }
   if (req.custom_data !== undefined) {
-    const bytes = Buffer.byteLength(JSON.stringify(req.custom_data));
+    let bytes: number;
+    try {
+      bytes = Buffer.byteLength(JSON.stringify(req.custom_data));
+    } catch {
+      // Only nesting deep enough to exhaust the stack makes stringify throw on parsed JSON.
+      throw invalid('/custom_data', `custom_data is nested too deeply; it is at most ${LIMITS.customDataBytes} bytes as JSON`);
+    }
     if (bytes > LIMITS.customDataBytes) {
       throw invalid('/custom_data', `custom_data is at most ${LIMITS.customDataBytes} bytes as JSON, got ${bytes}`);
     }
