@@ -110,6 +110,7 @@ function describe(path: string): string {
 function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
+  if (Array.isArray(value)) return `an array of ${value.length}`;
   const s = JSON.stringify(value);
   return s === undefined ? String(value) : s.length > 60 ? s.slice(0, 57) + '...' : s;
 }
