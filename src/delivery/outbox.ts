@@ -32,6 +32,7 @@ export interface OutboxEntry {
 
 type Key = [string, string];
 type DueKey = [number, string, string];
+type AppDueKey = [string, number, string];
 
 export class Outbox {
   private readonly root: RootDatabase;
@@ -39,12 +40,24 @@ export class Outbox {
   private readonly entries: Database<OutboxEntry, Key>;
   /** [next_at, app_key, id] → created_at for every pending entry: the schedule senders poll. */
   private readonly due_: Database<number, DueKey>;
+  /**
+   * The same schedule per app, [app_key, next_at, id]: a sender that caps each app reads only
+   * the apps it has room for, instead of scanning past the backlog of one at its cap.
+   */
+  private readonly byApp: Database<number, AppDueKey>;
   private readonly wakeups = new Set<() => void>();
 
   constructor(dataDir: string) {
     this.root = open({ path: path.join(dataDir, 'outbox.mdb'), compression: false });
     this.entries = this.root.openDB<OutboxEntry, Key>({ name: 'entries' });
     this.due_ = this.root.openDB<number, DueKey>({ name: 'due' });
+    this.byApp = this.root.openDB<number, AppDueKey>({ name: 'due-by-app' });
+    // An outbox written before the per-app index existed: build it once.
+    if (this.byApp.getCount() === 0 && this.due_.getCount() > 0) {
+      this.root.transactionSync(() => {
+        for (const { key, value } of this.due_.getRange()) this.byApp.put([key[1], key[0], key[2]], value);
+      });
+    }
   }
 
   /** Resolves once every trigger is committed to disk: only then may the request be acknowledged. */
@@ -84,6 +97,29 @@ export class Outbox {
     return out;
   }
 
+  /** Apps with pending entries (due now or later), in key order. */
+  pendingApps(): string[] {
+    const apps: string[] = [];
+    for (let start: unknown[] = []; ;) {
+      const [key] = this.byApp.getKeys({ start: start as AppDueKey, limit: 1 });
+      if (!key) return apps;
+      apps.push(key[0]);
+      start = [key[0], '\uffff']; // past every [app, number, id] of this app
+    }
+  }
+
+  /** One app's entries due at `now`, oldest schedule first. */
+  dueForApp(appKey: string, now: number, limit: number): OutboxEntry[] {
+    const out: OutboxEntry[] = [];
+    if (limit <= 0) return out;
+    for (const key of this.byApp.getKeys({ start: [appKey] as unknown as AppDueKey, end: [appKey, now, '\uffff'] })) {
+      const e = this.entries.get([appKey, key[2]]);
+      if (e && e.status === 'pending') out.push(e);
+      if (out.length >= limit) break;
+    }
+    return out;
+  }
+
   /** Leases the entries for `leaseMs`: nobody else gets them unless the holder dies. */
   async claim(list: OutboxEntry[], leaseMs: number, now = Date.now()): Promise<OutboxEntry[]> {
     const claimed: OutboxEntry[] = [];
@@ -91,7 +127,7 @@ export class Outbox {
       for (const e of list) {
         const cur = this.entries.get([e.app_key, e.id]);
         if (!cur || cur.status !== 'pending' || cur.next_at > now) continue; // someone else holds it
-        this.due_.remove([cur.next_at, cur.app_key, cur.id]);
+        this.unschedule(cur);
         const next = { ...cur, next_at: now + leaseMs, attempts: cur.attempts + 1, first_attempt_at: cur.first_attempt_at ?? now };
         this.putPending(next);
         claimed.push(next);
@@ -106,7 +142,7 @@ export class Outbox {
       for (const { app_key, id } of list) {
         const cur = this.entries.get([app_key, id]);
         if (!cur) continue;
-        if (cur.status === 'pending') this.due_.remove([cur.next_at, app_key, id]);
+        if (cur.status === 'pending') this.unschedule(cur);
         this.entries.remove([app_key, id]);
       }
     });
@@ -170,7 +206,7 @@ export class Outbox {
       for (const { app_key, id } of list) {
         const cur = this.entries.get([app_key, id]);
         if (!cur) continue;
-        if (cur.status === 'pending') this.due_.remove([cur.next_at, app_key, id]);
+        if (cur.status === 'pending') this.unschedule(cur);
         const next = change(cur);
         if (next.status === 'pending') this.putPending(next);
         else this.entries.put([app_key, id], next);
@@ -181,5 +217,11 @@ export class Outbox {
   private putPending(e: OutboxEntry): void {
     this.entries.put([e.app_key, e.id], e);
     this.due_.put([e.next_at, e.app_key, e.id], e.created_at);
+    this.byApp.put([e.app_key, e.next_at, e.id], e.created_at);
+  }
+
+  private unschedule(e: OutboxEntry): void {
+    this.due_.remove([e.next_at, e.app_key, e.id]);
+    this.byApp.remove([e.app_key, e.next_at, e.id]);
   }
 }
