@@ -1,29 +1,30 @@
 /**
  * App settings as the delivery worker sees them: read straight from `<dataDir>/apps.mdb` (the
  * registry's LMDB, opened read-only from this thread), so a changed postback URL or a rotated
- * secret applies to the next attempt. Records are kept for at most `ttlMs` to spare a decode per
- * delivery under load; a second of staleness is harmless since either secret is live then.
+ * secret applies to the next attempt. Records are kept for at most `ttlMs` to spare a read per
+ * delivery under load; anything that gives a trigger up reads afresh.
  */
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { AppRecord } from '../schemas/app.js';
 
-export type AppLookup = (appKey: string, now: number) => AppRecord | undefined;
+/** `fresh`: skip the cache, for decisions that cannot be undone (giving a trigger up). */
+export type AppLookup = (appKey: string, now: number, fresh?: boolean) => AppRecord | undefined;
 
 export class AppSettings {
   private readonly root: RootDatabase;
   private readonly db: Database<AppRecord, string>;
   private readonly cache = new Map<string, { app: AppRecord | undefined; at: number }>();
 
-  constructor(dataDir: string, private readonly ttlMs = 1_000) {
+  constructor(dataDir: string, private readonly ttlMs = 250) {
     this.root = open({ path: path.join(dataDir, 'apps.mdb'), compression: false, readOnly: true });
     this.db = this.root.openDB<AppRecord, string>({ name: 'apps' });
   }
 
   /** The app's record as stored now (give or take `ttlMs`), or undefined when there is none. */
-  readonly get: AppLookup = (appKey, now) => {
+  readonly get: AppLookup = (appKey, now, fresh = false) => {
     const hit = this.cache.get(appKey);
-    if (hit && now - hit.at < this.ttlMs) return hit.app;
+    if (hit && !fresh && now - hit.at < this.ttlMs) return hit.app;
     const app = this.db.get(appKey);
     if (this.cache.size > 10_000) this.cache.clear(); // a bound, not an LRU: refills cost a get each
     this.cache.set(appKey, { app, at: now });

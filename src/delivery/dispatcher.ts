@@ -19,7 +19,7 @@ import { Completions } from './postback/completions.js';
 import { releaseLeases } from './postback/leases.js';
 
 export interface DispatcherOptions {
-  outbox: Pick<Outbox, 'due' | 'scheduled' | 'claim' | 'ack' | 'retry' | 'kill'>;
+  outbox: Pick<Outbox, 'pendingApps' | 'dueForApp' | 'scheduled' | 'claim' | 'ack' | 'retry' | 'kill'>;
   apps: AppLookup;
   send: (url: string, secret: string, trigger: Trigger, nowMs: number) => Promise<SendResult>;
   clock?: () => number;
@@ -50,6 +50,7 @@ export class PostbackDispatcher {
   private woken = false;
   private timer: NodeJS.Timeout | null = null;
   private stopped = true;
+  private lastApp = '';
 
   constructor(opts: DispatcherOptions) {
     this.o = {
@@ -121,15 +122,7 @@ export class PostbackDispatcher {
       const room = Math.min(this.o.batch, this.o.maxInFlight - this.inFlight);
       if (room <= 0) return;
       const now = this.o.clock();
-      const picked = new Map<string, number>();
-      const skip = (appKey: string) => {
-        if (this.o.apps(appKey, now)?.delivery.method === 'bucket') return true; // the bucket exporter's
-        const n = (this.perAppInFlight.get(appKey) ?? 0) + (picked.get(appKey) ?? 0);
-        if (n >= this.o.perApp) return true;
-        picked.set(appKey, (picked.get(appKey) ?? 0) + 1);
-        return false;
-      };
-      const due = this.o.outbox.due(now, room, skip);
+      const due = this.pick(now, room);
       if (due.length === 0) return;
       const fresh = new Set(due.filter((e) => e.first_attempt_at === undefined).map((e) => e.id));
       const claimed = await this.o.outbox.claim(due, this.o.leaseMs, now);
@@ -139,6 +132,27 @@ export class PostbackDispatcher {
       }
       if (due.length === room) this.again = true; // probably more due: go on at once
     } while (this.again && !this.stopped);
+  }
+
+  /**
+   * Up to `room` due entries, at most the free slots of each app, apps taken in turn from where
+   * the last pass stopped so that many busy apps share the room fairly. Reads only the apps with
+   * room, so one app's backlog costs nothing while it is at its cap.
+   */
+  private pick(now: number, room: number): OutboxEntry[] {
+    const apps = this.o.outbox.pendingApps();
+    const start = Math.max(0, apps.findIndex((a) => a > this.lastApp));
+    const out: OutboxEntry[] = [];
+    for (let i = 0; i < apps.length && out.length < room; i++) {
+      const app = apps[(start + i) % apps.length];
+      if (this.o.apps(app, now)?.delivery.method === 'bucket') continue; // the bucket exporter's
+      const free = Math.min(room - out.length, this.o.perApp - (this.perAppInFlight.get(app) ?? 0));
+      if (free <= 0) continue;
+      const got = this.o.outbox.dueForApp(app, now, free);
+      if (got.length) this.lastApp = app;
+      out.push(...got);
+    }
+    return out;
   }
 
   private launch(e: OutboxEntry, now: number): void {
@@ -158,7 +172,8 @@ export class PostbackDispatcher {
   }
 
   private async attempt(e: OutboxEntry, now: number): Promise<SendResult> {
-    const app = this.o.apps(e.app_key, now);
+    let app = this.o.apps(e.app_key, now);
+    if (app?.delivery.method !== 'postback') app = this.o.apps(e.app_key, now, true); // just changed? read again before giving up
     if (!app) return { outcome: 'refused', error: `app ${e.app_key} no longer exists` };
     if (app.delivery.method !== 'postback') {
       return { outcome: 'refused', error: `app ${e.app_key} is set to ${app.delivery.method} delivery, not postback; set a postback URL, then replay` };
