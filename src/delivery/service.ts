@@ -22,6 +22,12 @@ export interface DeliverySettings {
   /** A 2xx must arrive within this, ms. */
   timeoutMs?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
+  /** A bucket batch closes this long after its oldest trigger, ms (DWELL_EXPORT_WINDOW_MS). */
+  exportWindowMs?: number;
+  /** ... or at this many bytes of JSON lines (DWELL_EXPORT_MAX_BYTES). */
+  exportMaxBytes?: number;
+  /** One bucket upload's deadline, ms (DWELL_EXPORT_UPLOAD_TIMEOUT_MS). */
+  exportUploadTimeoutMs?: number;
 }
 
 export interface DeliveryOptions extends DeliverySettings {
@@ -49,6 +55,7 @@ export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> }
   const init: WorkerInit = {
     dataDir: opts.dataDir, allowPrivate: opts.allowPrivate, perApp: opts.perApp, maxInFlight: opts.maxInFlight,
     pollMs: opts.pollMs, leaseMs: opts.leaseMs, timeoutMs: opts.timeoutMs, logLevel: opts.logLevel,
+    exportWindowMs: opts.exportWindowMs, exportMaxBytes: opts.exportMaxBytes, exportUploadTimeoutMs: opts.exportUploadTimeoutMs,
   };
   const counters = new Map<string, ReturnType<Metrics['counter']>>();
   const histograms = new Map<string, ReturnType<Metrics['histogram']>>();

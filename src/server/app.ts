@@ -8,6 +8,7 @@ import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import { AppRegistry } from '../apps/registry.js';
 import { Outbox } from '../delivery/outbox.js';
+import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
 import { ReplayCache } from './auth.js';
 import { Metrics } from './metrics.js';
@@ -34,6 +35,11 @@ export async function startServer(config: Config): Promise<Server> {
   const metrics = new Metrics();
   const apps = new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
   const outbox = new Outbox(config.dataDir);
+  const delivery = startDelivery({
+    dataDir: config.dataDir, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel,
+    perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
+    exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
+  });
   const replays = new ReplayCache();
   const pool = new DetectPool(config.workers, config.maxQueue);
 
@@ -126,6 +132,7 @@ export async function startServer(config: Config): Promise<Server> {
       replays.close();
       await pool.close();
       await geofences.close();
+      await delivery.close();
       await outbox.close();
       await apps.close();
       log.info('stopped', { inflight });
