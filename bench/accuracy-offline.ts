@@ -22,6 +22,7 @@ import type { VenueStore } from '../src/detect/venue.js';
 import { WEIGHTS } from '../src/detect/rank.js';
 import { W_POS } from '../src/detect/assess.js';
 import { WIFI_POS } from '../src/detect/evidence/position.js';
+import { LEARNED } from '../src/detect/evidence/learned-priors.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
 
 const VDSIM = process.env.VDSIM ?? '/work/shared/tools/vdsim/vdsim.mjs';
@@ -42,6 +43,11 @@ for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
   if (f === 'wifiPos') { W_POS.on = 0; continue; }
   if (!(f in WEIGHTS)) throw new Error(`unknown factor ${f}`);
   (WEIGHTS as Record<string, number>)[f] = 0;
+}
+for (const kv of (opts.learned ?? '').split(',').filter(Boolean)) {
+  const [k, v] = kv.split('=');
+  if (!(k in LEARNED)) throw new Error(`unknown learned-prior setting ${k}`);
+  (LEARNED as Record<string, number>)[k] = Number(v);
 }
 for (const kv of (opts.pos ?? '').split(',').filter(Boolean)) {
   const [k, v] = kv.split('=');
@@ -88,5 +94,5 @@ const score = JSON.parse(execFileSync('node', [VDSIM, 'score', '--truth', opts.r
 perEvent.sort((a, b) => a - b);
 const q = (p: number) => perEvent.length ? Number(perEvent[Math.floor(p * (perEvent.length - 1))].toFixed(3)) : null;
 console.log(JSON.stringify({ ...score, requests: lines.length, wall_s: Number(wall.toFixed(1)),
-  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS, wifi_pos: W_POS.on ? WIFI_POS : 'off' }));
+  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS, wifi_pos: W_POS.on ? WIFI_POS : 'off', learned: LEARNED }));
 if (!opts.results) fs.rmSync(dataDir, { recursive: true, force: true });

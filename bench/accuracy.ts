@@ -104,6 +104,7 @@ async function main(): Promise<void> {
   const { url, proc } = await startServer(store, path.join(tmp, 'data'));
   const stop = () => { if (proc.exitCode === null) proc.kill('SIGTERM'); };
   process.on('exit', stop);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => { stop(); process.exit(130); });
   try {
     const app = await createApp(url);
     const file = ['requests.jsonl', 'requests.jsonl.gz'].map((f) => path.join(requestsDir!, f)).find((f) => fs.existsSync(f));

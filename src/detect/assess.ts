@@ -7,14 +7,17 @@ import { rank, WEIGHTS, type GpsMemo, type RankedVenue } from './rank.js';
 import type { WifiHeard } from './evidence/wifi.js';
 import { hourOfWeek } from './time.js';
 import { fuse, teachWeight } from './evidence/position.js';
+import { learnPriors } from './evidence/learned-priors.js';
+import { kindOf } from './kinds.js';
 
 export interface Assessment {
   /** The position used: the GPS centre fused with Wi-Fi positioning. */
   centre: Centre;
   /** The GPS centre alone (what access points are taught). */
   gpsCentre: Centre; ranked: RankedVenue[]; none: number; heard: WifiHeard[];
-  /** The best candidates by GPS alone, for pooling under joined networks. */
+  /** The best candidates by GPS, hour and dwell, for pooling under joined networks. */
   gps: GpsMemo;
+  hourOfWeek: number; dwellS: number;
 }
 
 export interface AssessInput {
@@ -34,11 +37,21 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
   const pooled = heard.some((h) => h.active && h.bssid) ? users.pooledAps(app, heard.map((h) => (h.active ? h.bssid : ''))) : undefined;
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;
+  const how = hourOfWeek(mid, q.offsetMin), dwellS = (q.endMs - q.startMs) / 1000;
   const { venues: ranked, none, gps } = rank(venues, {
-    lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS: (q.endMs - q.startMs) / 1000,
-    hourOfWeek: hourOfWeek(mid, q.offsetMin), heard, learned, pooled, history: q.history,
+    lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
+    hourOfWeek: how, heard, learned, pooled, history: q.history, priors: { app, sync: users },
   });
-  return { centre, gpsCentre, ranked, none, heard, gps };
+  return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS };
+}
+
+const kinds: number[] = [], probs: number[] = [];
+/** A confirmed stay teaches the app's kind × hour and dwell tables (learned-priors.ts). */
+export function learnKinds(a: Assessment, confirmed: boolean, users: UserStore, app: string): void {
+  if (!confirmed || !WEIGHTS.learnedPriors || a.ranked.length === 0) return;
+  kinds.length = 0; probs.length = 0;
+  for (let i = 0; i < a.ranked.length && i < 5; i++) { kinds.push(kindOf(a.ranked[i].venue)); probs.push(a.ranked[i].probability); }
+  learnPriors(app, users, kinds, probs, a.hourOfWeek, a.dwellS);
 }
 
 /** Wi-Fi positioning on or off (the accuracy harness ablates it). */

@@ -8,6 +8,7 @@ import type { Venue, VenueStore } from './venue.js';
 import { kindOf } from './kinds.js';
 import { gpsLogLik } from './evidence/gps.js';
 import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
+import { learnedDwellLog, learnedTowLog, type PriorSync } from './evidence/learned-priors.js';
 import { learnedLog, pooledBest, pooledLog, ssidLog, type LearnedAp, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, nearbyStays } from './evidence/history.js';
 
@@ -17,6 +18,10 @@ export const WEIGHTS = {
   /** Learned venue counts of merely scanned networks: off, they taught neighbours (Monaco −8 pts). */
   learnedScan: 0,
   pooledAp: 1, history: 1,
+  /** Cap on the footprint radius, metres (footprint()). */
+  maxRadius: 60,
+  /** Kind × hour and dwell learned online (learned-priors.ts) instead of the hand tables. */
+  learnedPriors: 1,
   /** Softmax temperature: > 1 flattens over-confident sums of not quite independent factors. */
   temperature: 1.0,
   /** Score of "none of these" relative to the candidates' (nats), before the temperature. */
@@ -31,6 +36,8 @@ export interface RankInput {
   hourOfWeek: number;
   heard: readonly WifiHeard[];
   learned: ReadonlyArray<LearnedAp | undefined>;
+  /** Where learned kind priors live (absent: the hand tables). */
+  priors?: { app: string; sync: PriorSync };
   /** Pooled evidence of joined networks (wifi.ts), parallel to `heard`. */
   pooled?: ReadonlyArray<PooledAp | undefined>;
   /** The user's past stays (records.ts `v`), undefined without a user. */
@@ -51,6 +58,14 @@ const order = new Int32Array(MAX_CANDIDATES);
 const poolBest = new Float64Array(64);
 const stays = new Float64Array(3 * 128);
 
+/**
+ * The footprint the GPS likelihood uses: the store's radius, capped. Stores give generous
+ * half-widths to large places (a park 120 m, a university 300 m), but visits to them gather near
+ * where the point was placed (the entrance, the main building), so the full disc spreads the
+ * likelihood too thin.
+ */
+export const footprint = (r: number): number => (r > 0 ? Math.min(r, WEIGHTS.maxRadius) : 15);
+
 /** Search radius: far enough for a large footprint under a poor centre, bounded for speed. */
 export const searchRadius = (sigma: number): number => Math.min(1500, Math.max(150, 4 * sigma + 100));
 
@@ -61,22 +76,29 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
   const pooled = W_pooled(q);
   for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; poolBest[j] = p ? pooledBest(p) : 0; }
   const W = WEIGHTS;
+  const lp = W.learnedPriors && q.priors ? q.priors : undefined;
   let max = W.none;
   const nStays = W.history ? nearbyStays(q.history, q.lat, q.lon, stays) : 0;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
     // What this stay alone says of the venue (pooled under joined networks): place, hour, length.
-    let own = W.gps * gpsLogLik(distance, q.sigma, v.radius > 0 ? v.radius : 15);
-    if (W.timeOfWeek) own += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
-    if (W.dwell) own += W.dwell * dwellLog(kind, q.dwellS);
+    const radius = footprint(v.radius);
+    let own = W.gps * gpsLogLik(distance, q.sigma, radius);
+    if (lp) {
+      if (W.timeOfWeek) own += W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek);
+      if (W.dwell) own += W.dwell * learnedDwellLog(lp.app, lp.sync, kind, q.dwellS);
+    } else {
+      if (W.timeOfWeek) own += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
+      if (W.dwell) own += W.dwell * dwellLog(kind, q.dwellS);
+    }
     gpsScore[i] = own;
     let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
     if (W.ssid && q.heard.length) s += W.ssid * ssidLog(q.heard, v);
     if (W.learnedAp && q.heard.length) s += W.learnedAp * learnedLog(q.heard, q.learned, v.id, W.learnedScan > 0);
     for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
-    if (nStays) s += W.history * historyLog(stays, nStays, v.lat, v.lon, v.radius > 0 ? v.radius : 15);
+    if (nStays) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);
     score[i] = s;
     if (s > max) max = s;
   }

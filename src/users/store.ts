@@ -30,6 +30,8 @@ export interface UserStore {
   learnedAps(app: string, bssids: readonly string[]): Array<LearnedAp | undefined>;
   /** Learned places of access points for this app, in the order asked. */
   apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
+  /** Adds a thread's new kind × hour and dwell counts to the app's stored ones; answers the sum. */
+  mergePriors(app: string, pending: Float64Array): Float64Array;
   /** Pooled GPS evidence per joined BSSID for this app, in the order asked ('' → undefined). */
   pooledAps(app: string, bssids: readonly string[]): Array<PooledAp | undefined>;
   /** Teaches access points seen at confident visits (for requests without a user). */
@@ -110,6 +112,15 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       });
     },
     learn: (app, aps) => { if (aps.length) root.transactionSync(() => learn(app, aps)); },
+    mergePriors: (app, pending) => root.transactionSync(() => {
+      const key = ['kp', app];
+      const stored = db.get(key) as number[] | undefined;
+      const out = new Float64Array(pending.length);
+      let any = false;
+      for (let i = 0; i < out.length; i++) { out[i] = (stored?.[i] ?? 0) + pending[i]; if (pending[i] !== 0) any = true; }
+      if (any) db.putSync(key, Array.from(out, (x) => Math.round(x * 1000) / 1000));
+      return out;
+    }),
     apPlaces: (app, bssids) => bssids.map((b) => (b ? (db.get(['apx', app, b]) as ApPlace | undefined) : undefined)),
     pooledAps: (app, bssids) => bssids.map((b) => (b ? (db.get(['pv', app, b]) as PooledAp | undefined) : undefined)),
     learnedAps: (app, bssids) => bssids.map((b) => (b ? (db.get(['ap', app, b]) as LearnedAp | undefined) : undefined)),
