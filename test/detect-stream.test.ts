@@ -79,3 +79,18 @@ test('without a user id the request is its own stream and carries no history', (
   assert.ok(items[0].visit.end_time);
   assert.equal(items[0].visit.place?.first_visit_time, undefined);
 });
+
+test('hours of silence end a stay even when the phone is back at the same place', () => {
+  const ctx = context('monaco-venues-cut.jsonl');
+  const data: Signal[] = [];
+  for (let m = 0; m <= 30; m += 3) data.push(fix(min(m), (m % 3) * 2, (m % 5) * 2, 0));
+  // No signal for three hours (gone, no transit recorded), then back for another half hour.
+  for (let m = 210; m <= 240; m += 3) data.push(fix(min(m), (m % 3) * 2, (m % 5) * 2, 0));
+  const items = detectUnstructured({ advertising_id: 'ad-silence', data }, ctx);
+  ctx.users.close();
+  fs.rmSync(ctx.dataDir, { recursive: true, force: true });
+  const ids = new Set(items.map((i) => i.visit.id));
+  assert.equal(ids.size, 2, 'two visits, not one of four hours');
+  const firstEnded = items.find((i) => i.visit.end_time)!.visit;
+  assert.ok(Date.parse(firstEnded.end_time!) <= min(33), `the first ends near 10:30, not at ${firstEnded.end_time}`);
+});

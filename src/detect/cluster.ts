@@ -55,6 +55,12 @@ export function addHeard(c: Cluster, heard: readonly WifiHeard[]): void {
     const had = c.w.find((x) => x.key === h.key);
     if (had) { had.active ||= h.active; had.strength = Math.max(had.strength, h.strength); }
     else if (c.w.length < MAX_HEARD) c.w.push({ ...h });
+    else {
+      // Full: a stronger network (or a joined one) replaces the weakest merely scanned one.
+      let weakest = -1;
+      for (let i = 0; i < c.w.length; i++) if (!c.w[i].active && (weakest < 0 || c.w[i].strength < c.w[weakest].strength)) weakest = i;
+      if (weakest >= 0 && (h.active || h.strength > c.w[weakest].strength)) c.w[weakest] = { ...h };
+    }
   }
 }
 

@@ -8,7 +8,7 @@ import type { Signal } from '../schemas/detect-request.js';
 import type { Fixes } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
 import { parseStamp } from './time.js';
-import { addFix, addHeard, distanceTo, endOf, newCluster, startOf, type Cluster } from './cluster.js';
+import { addFix, addHeard, distanceTo, endOf, newCluster, spacing, startOf, type Cluster } from './cluster.js';
 
 export interface StreamState {
   /** Latest fix time consumed, ms: older signals (a replayed upload) are skipped. */ lt: number;
@@ -29,6 +29,14 @@ const FAST_MS = 2.0;
 const GAP_MS = 20 * 60_000;
 
 const awayRadius = (acc: number) => 50 + 1.5 * acc;
+
+/**
+ * A silence this long ends a stay even when the next fix is back at the same place: phones keep
+ * reporting while they stay, so hours without a fix mean the person left and came back (home,
+ * the office the next day), and one stay across them would swallow a visit.
+ */
+export const SILENCE = { minMs: 45 * 60_000, spacings: 3 };
+const silenceLimit = (c: Cluster): number => Math.max(SILENCE.minMs, SILENCE.spacings * spacing(c));
 
 export function initialState(): StreamState { return { lt: -Infinity, ut: -1 }; }
 
@@ -59,6 +67,12 @@ export function advance(state: StreamState, f: Fixes, signals: readonly Signal[]
     state.ut = t;
     const c = state.c;
     if (!c) {
+      if (!moving) open(t, lat, lon, acc, parseStamp(sig.timestamp).offsetMin, prevT, sig);
+      continue;
+    }
+    if (t - c.l > silenceLimit(c)) {
+      close(state.p ? state.p.t : t);
+      state.p = undefined;
       if (!moving) open(t, lat, lon, acc, parseStamp(sig.timestamp).offsetMin, prevT, sig);
       continue;
     }
