@@ -34,7 +34,7 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
   const heard = q.heard;
   const centre = heard.length && W_POS.on ? fuse(gpsCentre, heard, users.apPlaces(app, heard.map((h) => h.bssid))) : gpsCentre;
   const learned = heard.length ? users.learnedAps(app, heard.map((h) => h.bssid)) : [];
-  const pooled = heard.some((h) => h.active && h.bssid) ? users.pooledAps(app, heard.map((h) => (h.active ? h.bssid : ''))) : undefined;
+  const pooled = heard.some(pools) ? users.pooledAps(app, heard.map((h) => (pools(h) ? h.bssid : ''))) : undefined;
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;
   const how = hourOfWeek(mid, q.offsetMin), dwellS = (q.endMs - q.startMs) / 1000;
@@ -54,6 +54,12 @@ export function learnKinds(a: Assessment, confirmed: boolean, users: UserStore, 
   learnPriors(app, users, kinds, probs, a.hourOfWeek, a.dwellS);
 }
 
+/**
+ * Networks whose stays are pooled as one venue's: a joined one, and (when WEIGHTS.poolScanDbm is
+ * above -100) a scanned one heard so strongly that the phone must be in the same room.
+ */
+const pools = (h: WifiHeard): boolean => !!h.bssid && (h.active || h.strength >= WEIGHTS.poolScanDbm);
+
 /** Wi-Fi positioning on or off (the accuracy harness ablates it). */
 export const W_POS = { on: 1 };
 
@@ -72,7 +78,7 @@ export function apsToLearn(a: Assessment, confirmed: boolean): ApObservation[] {
   // Every network heard learns where it is, from the GPS centre alone.
   for (const h of a.heard) if (h.bssid) out.push({ bssid: h.bssid, venueId: '', weight: 0, at: [a.gpsCentre.lat, a.gpsCentre.lon, teachWeight(a.gpsCentre, h.strength)] });
   // Joined networks pool the stay's GPS evidence (wifi.ts PooledAp).
-  if (a.gps.length) for (const h of a.heard) if (h.active && h.bssid) out.push({ bssid: h.bssid, venueId: '', weight: 0, pool: a.gps });
+  if (a.gps.length) for (const h of a.heard) if (pools(h)) out.push({ bssid: h.bssid, venueId: '', weight: 0, pool: a.gps });
   for (const h of a.heard) {
     if (!h.bssid || (!h.active && (!WEIGHTS.learnedScan || h.strength < -75))) continue;
     const w = h.active ? 1 : 0.3;

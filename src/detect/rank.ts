@@ -14,10 +14,10 @@ import { historyLog, nearbyStays } from './evidence/history.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
-  gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, ssid: 1, learnedAp: 1,
+  gps: 1, popularity: 1.5, timeOfWeek: 0.6, dwell: 1, ssid: 1, learnedAp: 1,
   /** Learned venue counts of merely scanned networks: off, they taught neighbours (Monaco −8 pts). */
   learnedScan: 0,
-  pooledAp: 1, history: 1,
+  pooledAp: 1, poolScanDbm: 0, history: 1,
   /** Cap on the footprint radius, metres (footprint()). */
   maxRadius: 60,
   /** Kind × hour and dwell learned online (learned-priors.ts) instead of the hand tables. */
