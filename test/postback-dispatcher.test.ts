@@ -46,7 +46,7 @@ function rig(apps: Record<string, AppRecord>, extra: Partial<DispatcherOptions> 
   const d = new PostbackDispatcher({
     outbox,
     apps: (k) => apps[k],
-    send: (url, secret, t, at) => new Promise((resolve) => calls.push({ url, secret, id: t.data.id, at, resolve })),
+    send: (url, secret, t, at) => new Promise((resolve) => calls.push({ url, secret, id: t.id, at, resolve })),
     clock: () => now,
     random: () => 0.5,
     onFirstAttempt: (ms) => firsts.push(ms),

@@ -8,6 +8,7 @@ import { verifyPostback } from '../src/index.js';
 import type { Trigger } from '../src/schemas/visit.js';
 
 const trigger = { data: { id: 'tr_x', request_id: 'r', user_info: { user_id: null, device_id: null, app_key: 'ak', custom_data: null } }, result: 'SUCCESS' } as Trigger;
+const payload = { id: trigger.data.id, body: JSON.stringify(trigger) };
 const seen: Array<{ url: string; headers: http.IncomingHttpHeaders; body: string }> = [];
 let status = 200;
 let hang = false;
@@ -34,18 +35,18 @@ after(() => {
 test('a 2xx is success; the request is signed and carries the trigger id', async () => {
   const s = new PostbackSender({ allowPrivate: true });
   try {
-    assert.deepEqual(await s.send(base + '/hook?x=1', 'sec', trigger), { outcome: 'success' });
+    assert.deepEqual(await s.send(base + '/hook?x=1', 'sec', payload), { outcome: 'success' });
     const got = seen.at(-1)!;
     assert.equal(got.headers['x-trigger-id'], 'tr_x');
     assert.equal(got.headers['content-type'], 'application/json');
     assert.deepEqual(JSON.parse(got.body), trigger);
     assert.equal(verifyPostback('sec', got.url, got.body), true);
     status = 204;
-    assert.equal((await s.send(base + '/hook', 'sec', trigger)).outcome, 'success');
+    assert.equal((await s.send(base + '/hook', 'sec', payload)).outcome, 'success');
     status = 503;
-    assert.deepEqual(await s.send(base + '/hook', 'sec', trigger), { outcome: 'http_error', error: 'expected a 2xx answer, got HTTP 503' });
+    assert.deepEqual(await s.send(base + '/hook', 'sec', payload), { outcome: 'http_error', error: 'expected a 2xx answer, got HTTP 503' });
     status = 302;
-    assert.equal((await s.send(base + '/hook', 'sec', trigger)).outcome, 'http_error', 'redirects are not followed');
+    assert.equal((await s.send(base + '/hook', 'sec', payload)).outcome, 'http_error', 'redirects are not followed');
   } finally {
     status = 200;
     await s.close();
@@ -56,13 +57,13 @@ test('no answer within the timeout is a timeout; nobody listening is a network e
   const s = new PostbackSender({ allowPrivate: true, timeoutMs: 300 });
   try {
     hang = true;
-    assert.deepEqual(await s.send(base + '/hook', 'sec', trigger), { outcome: 'timeout', error: 'no 2xx answer within 0.3 s' });
+    assert.deepEqual(await s.send(base + '/hook', 'sec', payload), { outcome: 'timeout', error: 'no 2xx answer within 0.3 s' });
     hang = false;
     const closed = http.createServer();
     await new Promise<void>((r) => closed.listen(0, '127.0.0.1', r));
     const port = (closed.address() as AddressInfo).port;
     await new Promise((r) => closed.close(r));
-    const r = await s.send(`http://127.0.0.1:${port}/hook`, 'sec', trigger);
+    const r = await s.send(`http://127.0.0.1:${port}/hook`, 'sec', payload);
     assert.equal(r.outcome, 'network_error');
     assert.match(r.error!, /ECONNREFUSED/);
   } finally {
@@ -87,7 +88,7 @@ test('refused: other schemes, and private, loopback or link-local hosts unless a
       [`http://inside.example:${port}/hook`, /inside\.example resolves to 127\.0\.0\.1/],
       ['http://metadata.example/x', /resolves to 169\.254\.169\.254/],
     ] as const) {
-      const r = await s.send(url, 'sec', trigger);
+      const r = await s.send(url, 'sec', payload);
       assert.equal(r.outcome, 'refused', url);
       assert.match(r.error!, why, url);
     }

@@ -12,6 +12,7 @@ const trigger = {
   data: { id: 'tr_1', request_id: 'req-1', event_id: 'ev-1', user_info: { user_id: 'u', device_id: 'd', app_key: 'ak_1', custom_data: null } },
   result: 'SUCCESS',
 } as Trigger;
+const payload = { id: trigger.data.id, body: JSON.stringify(trigger) };
 
 test('the signature is lowercase hex HMAC-SHA256(secret, "<timestamp>.<raw body>")', () => {
   const body = '{"a":1}';
@@ -22,7 +23,7 @@ test('the signature is lowercase hex HMAC-SHA256(secret, "<timestamp>.<raw body>
 });
 
 test('the request: query parameters, headers, body; the customer\'s own query is kept', () => {
-  const req = postbackRequest(new URL('https://hooks.example.com/dwell?source=x&signature=old'), secret, trigger, now);
+  const req = postbackRequest(new URL('https://hooks.example.com/dwell?source=x&signature=old'), secret, payload, now);
   const url = new URL(req.url);
   assert.equal(url.searchParams.get('source'), 'x');
   assert.equal(url.searchParams.get('timestamp'), String(now / 1000));
@@ -34,7 +35,7 @@ test('the request: query parameters, headers, body; the customer\'s own query is
 });
 
 test('verifyPostback accepts every form of query a receiver may hold', () => {
-  const { url, body } = postbackRequest(new URL('https://h.example/p'), secret, trigger, now);
+  const { url, body } = postbackRequest(new URL('https://h.example/p'), secret, payload, now);
   const u = new URL(url);
   assert.equal(verifyPostback(secret, u.searchParams, body, 300, now), true, 'URLSearchParams');
   assert.equal(verifyPostback(secret, u.search, body, 300, now), true, '"?timestamp=…"');
@@ -46,7 +47,7 @@ test('verifyPostback accepts every form of query a receiver may hold', () => {
 });
 
 test('verifyPostback refuses forgeries, other secrets, stale or missing parameters', () => {
-  const { url, body } = postbackRequest(new URL('https://h.example/p'), secret, trigger, now);
+  const { url, body } = postbackRequest(new URL('https://h.example/p'), secret, payload, now);
   const q = new URL(url).searchParams;
   assert.equal(verifyPostback('b'.repeat(64), q, body, 300, now), false, 'other secret');
   assert.equal(verifyPostback(secret, q, body.replace('req-1', 'req-2'), 300, now), false, 'body changed');

@@ -11,17 +11,16 @@
  * Clock, random source, app lookup and sender are injected so tests can drive all of it.
  */
 import { DEFAULT_BACKOFF, nextRetry, type BackoffPolicy } from './backoff.js';
-import type { Outbox, OutboxEntry } from './outbox.js';
+import type { Outbox, OutboxEntry, Payload } from './outbox.js';
 import type { AppLookup } from './app-settings.js';
 import type { Outcome, SendResult } from './postback/sender.js';
-import type { Trigger } from '../schemas/visit.js';
 import { Completions } from './postback/completions.js';
 import { releaseLeases } from './postback/leases.js';
 
 export interface DispatcherOptions {
   outbox: Pick<Outbox, 'pendingApps' | 'dueForApp' | 'scheduled' | 'claim' | 'ack' | 'retry' | 'kill'>;
   apps: AppLookup;
-  send: (url: string, secret: string, trigger: Trigger, nowMs: number) => Promise<SendResult>;
+  send: (url: string, secret: string, payload: Payload, nowMs: number) => Promise<SendResult>;
   clock?: () => number;
   random?: () => number;
   backoff?: BackoffPolicy;
@@ -180,7 +179,7 @@ export class PostbackDispatcher {
     }
     const secret = app.secrets[0]?.value;
     if (!secret) return { outcome: 'refused', error: `app ${e.app_key} has no secret to sign with` };
-    return this.o.send(app.delivery.url, secret, e.trigger, now);
+    return this.o.send(app.delivery.url, secret, e, now);
   }
 
   private settle(e: OutboxEntry, r: SendResult): void {

@@ -14,10 +14,13 @@ import type { Trigger } from '../schemas/visit.js';
 
 export type TriggerStatus = 'pending' | 'dead';
 
-export interface OutboxEntry {
+/** What a sender sends: the trigger's id and its JSON exactly as serialised once, at enqueue. */
+export interface Payload { id: string; body: string }
+
+/** The small, often rewritten part of an entry; the body is stored apart and never rewritten. */
+export interface EntryState {
   id: string;
   app_key: string;
-  trigger: Trigger;
   status: TriggerStatus;
   attempts: number;
   /** ms: when the entry is next due (after a claim, when its lease runs out). */
@@ -30,14 +33,18 @@ export interface OutboxEntry {
   last_error?: string;
 }
 
+export interface OutboxEntry extends EntryState, Payload {}
+
 type Key = [string, string];
 type DueKey = [number, string, string];
 type AppDueKey = [string, number, string];
 
 export class Outbox {
   private readonly root: RootDatabase;
-  /** Keyed [app_key, id] so one app's backlog is one range. */
-  private readonly entries: Database<OutboxEntry, Key>;
+  /** Entry states keyed [app_key, id] so one app's backlog is one range. */
+  private readonly entries: Database<EntryState, Key>;
+  /** Trigger JSON, [app_key, id]: written once at enqueue, read when sent, removed on ack. */
+  private readonly bodies: Database<string, Key>;
   /** [next_at, app_key, id] → created_at for every pending entry: the schedule senders poll. */
   private readonly due_: Database<number, DueKey>;
   /**
@@ -49,7 +56,8 @@ export class Outbox {
 
   constructor(dataDir: string) {
     this.root = open({ path: path.join(dataDir, 'outbox.mdb'), compression: false });
-    this.entries = this.root.openDB<OutboxEntry, Key>({ name: 'entries' });
+    this.entries = this.root.openDB<EntryState, Key>({ name: 'states' });
+    this.bodies = this.root.openDB<string, Key>({ name: 'bodies', encoding: 'string' });
     this.due_ = this.root.openDB<number, DueKey>({ name: 'due' });
     this.byApp = this.root.openDB<number, AppDueKey>({ name: 'due-by-app' });
     // An outbox written before the per-app index existed: build it once.
@@ -66,9 +74,14 @@ export class Outbox {
     await this.root.transaction(() => {
       for (const trigger of triggers) {
         const id = trigger.data.id;
-        this.putPending({ id, app_key: appKey, trigger, status: 'pending', attempts: 0, next_at: now, created_at: now });
+        this.bodies.put([appKey, id], JSON.stringify(trigger));
+        this.putPending({ id, app_key: appKey, status: 'pending', attempts: 0, next_at: now, created_at: now });
       }
     });
+    // lmdb-js overlaps the disk flush with later commits: a committed write is visible at once
+    // but durable only when `flushed` resolves, and the 202 promises durability. Concurrent
+    // requests share one flush, so this costs latency, not throughput.
+    await this.root.flushed;
     for (const wake of this.wakeups) wake();
   }
 
@@ -79,7 +92,7 @@ export class Outbox {
       const [, appKey, id] = key as DueKey;
       if (skip?.(appKey)) continue;
       const e = this.entries.get([appKey, id]);
-      if (e && e.status === 'pending') out.push(e);
+      if (e && e.status === 'pending') out.push(this.withBody(e));
       if (out.length >= limit) break;
     }
     return out;
@@ -91,7 +104,7 @@ export class Outbox {
     for (const key of this.due_.getKeys({ start: [after, '\uffff', '\uffff'] as DueKey, end: [until, '\uffff', '\uffff'] as DueKey })) {
       const [, appKey, id] = key as DueKey;
       const e = this.entries.get([appKey, id]);
-      if (e && e.status === 'pending') out.push(e);
+      if (e && e.status === 'pending') out.push(this.withBody(e));
       if (out.length >= limit) break;
     }
     return out;
@@ -114,7 +127,7 @@ export class Outbox {
     if (limit <= 0) return out;
     for (const key of this.byApp.getKeys({ start: [appKey] as unknown as AppDueKey, end: [appKey, now, '\uffff'] })) {
       const e = this.entries.get([appKey, key[2]]);
-      if (e && e.status === 'pending') out.push(e);
+      if (e && e.status === 'pending') out.push(this.withBody(e));
       if (out.length >= limit) break;
     }
     return out;
@@ -123,14 +136,15 @@ export class Outbox {
   /** Leases the entries for `leaseMs`: nobody else gets them unless the holder dies. */
   async claim(list: OutboxEntry[], leaseMs: number, now = Date.now()): Promise<OutboxEntry[]> {
     const claimed: OutboxEntry[] = [];
+    const bodyOf = new Map(list.map((e) => [e.app_key + '\u0000' + e.id, e.body]));
     await this.root.transaction(() => {
       for (const e of list) {
         const cur = this.entries.get([e.app_key, e.id]);
         if (!cur || cur.status !== 'pending' || cur.next_at > now) continue; // someone else holds it
         this.unschedule(cur);
-        const next = { ...cur, next_at: now + leaseMs, attempts: cur.attempts + 1, first_attempt_at: cur.first_attempt_at ?? now };
+        const next: EntryState = { ...cur, next_at: now + leaseMs, attempts: cur.attempts + 1, first_attempt_at: cur.first_attempt_at ?? now };
         this.putPending(next);
-        claimed.push(next);
+        claimed.push({ ...next, body: bodyOf.get(cur.app_key + '\u0000' + cur.id)! });
       }
     });
     return claimed;
@@ -144,6 +158,7 @@ export class Outbox {
         if (!cur) continue;
         if (cur.status === 'pending') this.unschedule(cur);
         this.entries.remove([app_key, id]);
+        this.bodies.remove([app_key, id]);
       }
     });
   }
@@ -161,7 +176,7 @@ export class Outbox {
   list(appKey: string, status: TriggerStatus, limit = 1000): OutboxEntry[] {
     const out: OutboxEntry[] = [];
     for (const { value } of this.entries.getRange({ start: [appKey], end: [appKey + '\u0000'] })) {
-      if (value.status === status) out.push(value);
+      if (value.status === status) out.push(this.withBody(value));
       if (out.length >= limit) break;
     }
     return out;
@@ -201,7 +216,11 @@ export class Outbox {
     return this.root.close();
   }
 
-  private async update(list: Array<Pick<OutboxEntry, 'app_key' | 'id'>>, change: (cur: OutboxEntry) => OutboxEntry): Promise<void> {
+  private withBody(e: EntryState): OutboxEntry {
+    return { ...e, body: this.bodies.get([e.app_key, e.id]) ?? '' };
+  }
+
+  private async update(list: Array<Pick<OutboxEntry, 'app_key' | 'id'>>, change: (cur: EntryState) => EntryState): Promise<void> {
     await this.root.transaction(() => {
       for (const { app_key, id } of list) {
         const cur = this.entries.get([app_key, id]);
@@ -214,13 +233,13 @@ export class Outbox {
     });
   }
 
-  private putPending(e: OutboxEntry): void {
+  private putPending(e: EntryState): void {
     this.entries.put([e.app_key, e.id], e);
     this.due_.put([e.next_at, e.app_key, e.id], e.created_at);
     this.byApp.put([e.app_key, e.next_at, e.id], e.created_at);
   }
 
-  private unschedule(e: OutboxEntry): void {
+  private unschedule(e: EntryState): void {
     this.due_.remove([e.next_at, e.app_key, e.id]);
     this.byApp.remove([e.app_key, e.next_at, e.id]);
   }

@@ -65,8 +65,8 @@ export const adminRoutes: Array<[string, string, AdminHandler]> = [
     if (!apps.get(p.key)) throw new DwellError('not_found', `no app with key ${JSON.stringify(p.key)}`);
     const status = new URLSearchParams(ex.query).get('status') ?? 'pending';
     if (status !== 'pending' && status !== 'dead') throw new DwellError('invalid_request', `status is pending or dead, got ${JSON.stringify(status)}`, '/status');
-    const entries = outbox.list(p.key, status);
-    return { status: 200, body: { status, count: entries.length, deliveries: entries } };
+    const deliveries = outbox.list(p.key, status).map(({ body, ...state }) => ({ ...state, trigger: JSON.parse(body) }));
+    return { status: 200, body: { status, count: deliveries.length, deliveries } };
   }],
   ['POST', '/admin/apps/:key/deliveries/replay', async ({ apps, outbox }, p) => {
     if (!apps.get(p.key)) throw new DwellError('not_found', `no app with key ${JSON.stringify(p.key)}`);

@@ -32,7 +32,7 @@ export class Batch {
 
   /** False when the line does not fit under `maxBytes` (an empty batch takes any line). */
   add(entry: OutboxEntry, maxBytes: number): boolean {
-    const line = JSON.stringify(entry.trigger) + '\n';
+    const line = entry.body + '\n';
     const n = Buffer.byteLength(line);
     if (this.keys.length > 0 && this.bytes + n > maxBytes) return false;
     this.lines.push(line);

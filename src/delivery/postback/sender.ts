@@ -4,7 +4,7 @@
  * bound sockets per origin. Nothing here touches the outbox.
  */
 import { Agent, request } from 'undici';
-import type { Trigger } from '../../schemas/visit.js';
+import type { Payload } from '../outbox.js';
 import { postbackRequest } from './sign.js';
 import { checkTarget, guardedLookup, RefusedTarget } from './guard.js';
 
@@ -43,14 +43,14 @@ export class PostbackSender {
     });
   }
 
-  async send(url: string, secret: string, trigger: Trigger, nowMs = Date.now()): Promise<SendResult> {
+  async send(url: string, secret: string, payload: Payload, nowMs = Date.now()): Promise<SendResult> {
     let target: URL;
     try {
       target = this.target(url);
     } catch (err) {
       return { outcome: 'refused', error: (err as Error).message };
     }
-    const req = postbackRequest(target, secret, trigger, nowMs);
+    const req = postbackRequest(target, secret, payload, nowMs);
     const abort = new AbortController();
     const timer = setTimeout(() => abort.abort(), this.timeoutMs);
     try {

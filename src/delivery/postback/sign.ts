@@ -4,7 +4,7 @@
  * `Content-Type: application/json` and `X-Trigger-Id: <data.id>`.
  */
 import { createHmac } from 'node:crypto';
-import type { Trigger } from '../../schemas/visit.js';
+import type { Payload } from '../outbox.js';
 
 export function signPostback(secret: string, timestampS: number | string, rawBody: string | Uint8Array): string {
   return createHmac('sha256', secret).update(`${timestampS}.`).update(rawBody).digest('hex');
@@ -20,8 +20,8 @@ export interface PostbackRequest {
  * Builds the signed request. The customer's own query parameters are kept; ours are appended
  * (a `timestamp` or `signature` already in the URL is replaced, so there is exactly one of each).
  */
-export function postbackRequest(target: URL, secret: string, trigger: Trigger, nowMs: number): PostbackRequest {
-  const body = JSON.stringify(trigger);
+export function postbackRequest(target: URL, secret: string, payload: Payload, nowMs: number): PostbackRequest {
+  const { body } = payload;
   const timestamp = Math.floor(nowMs / 1000);
   const url = new URL(target);
   url.searchParams.set('timestamp', String(timestamp));
@@ -31,7 +31,7 @@ export function postbackRequest(target: URL, secret: string, trigger: Trigger, n
     body,
     headers: {
       'content-type': 'application/json',
-      'x-trigger-id': trigger.data.id,
+      'x-trigger-id': payload.id,
       'user-agent': 'Dwell-Postback/1',
     },
   };
