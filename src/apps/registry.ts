@@ -87,6 +87,7 @@ export class AppRegistry {
 
   private async save(app: AppRecord): Promise<void> {
     await this.db.put(app.app_key, app);
+    await this.root.flushed; // durable before the admin API answers (lmdb-js flushes after commit)
     this.cache.set(app.app_key, app);
   }
 }

@@ -7,7 +7,8 @@
  *   worker bring its own in-memory index up to date by replaying ids (see worker.ts).
  * Expiry is decided at read time against `now()`: an expired record is invisible to every read and
  * write here from the millisecond it expires, whether or not the sweep has purged it yet.
- * Writes are async LMDB transactions: batched, committed to disk before the promise resolves.
+ * Writes are async LMDB transactions, batched; create, update and delete also wait for the disk
+ * flush (lmdb-js overlaps it with later commits), so an answered write survives a crash.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -98,13 +99,14 @@ export class GeofenceStore {
       this.putIn(rec);
       this.bump(app, rec.id);
     });
+    await this.root.flushed;
     return rec;
   }
 
   /** Undefined when the id is unknown to this app or expired: the caller answers 404. */
-  update(app: string, id: string, patch: GeofencePatch): Promise<StoredGeofence | undefined> {
+  async update(app: string, id: string, patch: GeofencePatch): Promise<StoredGeofence | undefined> {
     const now = this.now();
-    return this.root.transaction(() => {
+    return this.durable(() => {
       const old = this.get(app, id, now);
       if (!old) return undefined;
       const next: StoredGeofence = { ...old, updated_at: iso(now) };
@@ -125,7 +127,7 @@ export class GeofenceStore {
   /** False when the id is unknown to this app or expired. */
   delete(app: string, id: string): Promise<boolean> {
     const now = this.now();
-    return this.root.transaction(() => {
+    return this.durable(() => {
       const rec = this.get(app, id, now);
       if (rec) this.purgeIn(rec);
       return rec !== undefined;
@@ -149,6 +151,12 @@ export class GeofenceStore {
       }
     });
     return due.length;
+  }
+
+  private async durable<T>(fn: () => T): Promise<T> {
+    const out = await this.root.transaction(fn);
+    await this.root.flushed;
+    return out;
   }
 
   /** The app's change counter: bumped by every create, update, delete and purge. */
