@@ -24,7 +24,10 @@ export default function detect(task: DetectTask): DetectOutcome {
     const body = parseJson(task.body);
     const valid = validateDetect(body, task.now);
     let users = userStores.get(task.dataDir);
-    if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir)));
+    // noSync: a commit still survives a crash of this process (it is in the OS page cache); only
+    // an OS crash could lose the last moments of history, which costs a prior, never a trigger.
+    // Waiting for the disk on every request cost two thirds of a worker's time (bench:http).
+    if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true })));
     const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
