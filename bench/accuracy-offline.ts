@@ -3,7 +3,8 @@
  * scores the answers with vdsim. No server, no HTTP: this is what ranking work iterates with.
  *
  *   node dist/bench/accuracy-offline.js --venues V.jsonl.gz --requests DIR [--results FILE]
- *        [--ablate popularity,history] [--set temperature=1.2,none=-3] [--memory 1]
+ *        [--ablate popularity,history,wifiPos,silence,radiusCap,…] [--set temperature=1.2,none=-3]
+ *        [--pos minStays=3] [--learned priorVisits=40] [--memory 1]
  *
  * Venues go through the real importer into a real store (as `dwell import --format jsonl`), so
  * what is measured is what ships; `--memory 1` uses the in-memory test store instead.
@@ -21,6 +22,7 @@ import { loadStore, openStore } from '../src/venues/store.js';
 import type { VenueStore } from '../src/detect/venue.js';
 import { WEIGHTS } from '../src/detect/rank.js';
 import { W_POS } from '../src/detect/assess.js';
+import { SILENCE } from '../src/detect/stream.js';
 import { WIFI_POS } from '../src/detect/evidence/position.js';
 import { LEARNED } from '../src/detect/evidence/learned-priors.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
@@ -41,6 +43,8 @@ if (!opts.venues || !opts.requests) {
 }
 for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
   if (f === 'wifiPos') { W_POS.on = 0; continue; }
+  if (f === 'silence') { SILENCE.minMs = Infinity; continue; }
+  if (f === 'radiusCap') { WEIGHTS.maxRadius = Infinity; continue; }
   if (!(f in WEIGHTS)) throw new Error(`unknown factor ${f}`);
   (WEIGHTS as Record<string, number>)[f] = 0;
 }

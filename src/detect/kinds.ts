@@ -34,9 +34,19 @@ export function kindOfText(text: string): number {
   return KINDS.indexOf('other');
 }
 
-// Venue records are shared and immutable; the kind is derived once per distinct category text.
+// Venue records are shared and immutable; the kind is derived once per distinct category text,
+// and remembered per record object (no key string built on the hot path).
 const cache = new Map<string, number>();
+const byRecord = new WeakMap<Venue, number>();
 export function kindOf(v: Venue): number {
+  const known = byRecord.get(v);
+  if (known !== undefined) return known;
+  const k = kindOfCategory(v);
+  byRecord.set(v, k);
+  return k;
+}
+
+function kindOfCategory(v: Venue): number {
   const key = `${v.sub_category}\u0000${v.type}\u0000${v.category}`;
   let k = cache.get(key);
   if (k === undefined) {

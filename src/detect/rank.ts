@@ -113,12 +113,15 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
   for (let i = 0; i < n; i++) out.push({ venue: cands[i].venue, distance: cands[i].distance, probability: score[i] / sum });
   out.sort((a, b) => b.probability - a.probability);
   if (out.length > MAX_ANSWERED) out.length = MAX_ANSWERED;
-  return { venues: out, none: Math.exp((noneScore - max) / T) / sum, gps: gpsMemo(cands, n) };
+  // Only a joined network pools the stay's evidence: build the memo only then.
+  const joined = q.heard.some((h) => h.active && h.bssid);
+  return { venues: out, none: Math.exp((noneScore - max) / T) / sum, gps: joined ? gpsMemo(cands, n) : NO_MEMO };
 }
 
 const W_pooled = (q: RankInput): number => (WEIGHTS.pooledAp && q.pooled ? Math.min(q.pooled.length, poolBest.length) : 0);
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
+const NO_MEMO: GpsMemo = [];
 function gpsMemo(cands: ReadonlyArray<{ venue: Venue }>, n: number): GpsMemo {
   for (let i = 0; i < n; i++) order[i] = i;
   const top = order.subarray(0, n).sort((a, b) => gpsScore[b] - gpsScore[a]);

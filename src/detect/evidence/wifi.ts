@@ -9,6 +9,8 @@ import type { Venue } from '../venue.js';
 
 export interface WifiHeard { key: string; ssid: string; bssid: string; strength: number; active: boolean }
 
+const TOP = new Int32Array(16);
+
 /** Heard networks of an event: every joined network and the few strongest of each scan. */
 export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 16): WifiHeard[] {
   const byKey = new Map<string, WifiHeard>();
@@ -25,9 +27,17 @@ export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 1
   for (const s of signals) {
     const scan = s.wifi_scan;
     if (!scan || scan.length === 0) continue;
-    // Scans come strongest first from most SDKs, but nothing promises it.
-    const top = scan.length <= maxScanPerSignal ? scan : [...scan].sort((a, b) => (b.strength ?? -100) - (a.strength ?? -100)).slice(0, maxScanPerSignal);
-    for (const e of top) add(e.ssid, e.bssid, e.strength, false);
+    // Scans come strongest first from most SDKs, but nothing promises it: pick the strongest
+    // few in place (no copy, no sort of the whole scan).
+    if (scan.length <= maxScanPerSignal) { for (const e of scan) add(e.ssid, e.bssid, e.strength, false); continue; }
+    const k = Math.min(maxScanPerSignal, TOP.length);
+    let m = 0;
+    for (let i = 0; i < scan.length; i++) {
+      const st = scan[i].strength ?? -100;
+      if (m < k) { TOP[m++] = i; } else if (st > (scan[TOP[m - 1]].strength ?? -100)) { TOP[m - 1] = i; } else continue;
+      for (let j = m - 1; j > 0 && (scan[TOP[j]].strength ?? -100) > (scan[TOP[j - 1]].strength ?? -100); j--) { const x = TOP[j]; TOP[j] = TOP[j - 1]; TOP[j - 1] = x; }
+    }
+    for (let j = 0; j < m; j++) { const e = scan[TOP[j]]; add(e.ssid, e.bssid, e.strength, false); }
   }
   return [...byKey.values()];
 }
