@@ -10,7 +10,9 @@ import { existsSync } from 'node:fs';
 import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 
-export const FORMAT_VERSION = 1;
+// 2: records encoded with shared msgpack structures. Bump on any change to what is on disk, so
+// stores of another format are refused and the bundled sample is rebuilt by `prepare`.
+export const FORMAT_VERSION = 2;
 export const RECORDS = 'venues.mdb';
 export const INDEX = 'index.bin';
 export const META = 'meta.json';
