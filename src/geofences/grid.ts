@@ -1,83 +1,107 @@
 /**
- * A static spatial hash over fence boxes: a uniform lat/long grid whose cell is about the size
- * of a typical fence, each cell listing the slots whose boxes overlap it (CSR arrays, found
- * through an open-addressing table). A point query reads one or a few cells: O(1) instead of a
- * tree walk, which at a million fences is 3–5× faster than Flatbush (bench/geofences.ts). Fences
- * spanning more than LARGE_CELLS cells go to a small Flatbush instead, so one 100 km fence does not
- * fill thousands of cells.
+ * A static spatial hash over fence boxes: a uniform lat/long grid whose cell is about the size of a
+ * typical fence, each cell listing the slots whose boxes overlap it. A point query reads one or a
+ * few cells: O(1) instead of a tree walk. Fences spanning more than LARGE_CELLS cells go to a small
+ * Flatbush instead, so one 100 km fence does not fill thousands of cells.
+ *
+ * A cell's entries are contiguous and carry the fence's box clipped to the cell and quantised to
+ * 16 bits of the cell (rounded outward), [slot, x lo|hi, y lo|hi]: the prefilter of a query reads
+ * 12 bytes per entry in sequence, and only the boxes that pass touch the fence's record. The query
+ * box is quantised by the same arithmetic, so the prefilter never drops a box that meets it; the
+ * exact test after it decides.
  */
 import Flatbush from 'flatbush';
 
 const LARGE_CELLS = 16;
+/** Fewer large fences than this go to a Flatbush, not a coarser grid. */
+const SUB_MIN = 64;
 const MIN_CELL = 0.0005, MAX_CELL = 0.05;
+const Q = 0xffff;
+const EMPTY = -1;
 
-export interface Visitor { test(slot: number): void }
+/**
+ * Where a search writes candidate slots: `reserve(k)` makes room for k more at `n`. A search that
+ * reads more than one cell sets `multi`: a fence in two of them comes twice.
+ */
+export interface Candidates { buf: Int32Array; n: number; multi: boolean; reserve(k: number): Int32Array }
+
+/** The cell, degrees: about the height of a typical fence box (`scale` × the 75th percentile). */
+export function cellSize(slots: Uint32Array, box: Float64Array, scale = 1): number {
+  const h = new Float64Array(slots.length);
+  for (let i = 0; i < slots.length; i++) h[i] = box[4 * slots[i] + 3] - box[4 * slots[i] + 1];
+  h.sort();
+  return Math.min(MAX_CELL, Math.max(MIN_CELL, scale * (h[Math.floor(h.length * 0.75)] || MIN_CELL)));
+}
 
 export class GridTier {
-  private readonly inv: number;
+  readonly inv: number;
   private readonly cols: number;
-  private readonly keys: Float64Array;
-  private readonly cellOf: Int32Array;
-  private readonly mask: number;
-  private readonly start: Uint32Array;
-  private readonly items: Uint32Array;
-  private readonly cells: number;
-  private readonly large: Flatbush | null;
+  /** Open addressing, 4 ints an entry: cx, cy (EMPTY: free), first and end entry in `refs`. */
+  private table = new Int32Array(4 * 1024).fill(EMPTY);
+  private mask = 1023;
+  private cells = 0;
+  private readonly refs: Uint32Array;
+  /** The fences too large for this grid: a coarser grid, or a Flatbush once the grid is coarse. */
+  private readonly sub: GridTier | null = null;
+  private readonly large: Flatbush | null = null;
   private readonly largeSlots: Uint32Array;
   private stack = new Int32Array(256);
 
-  /** `slots` index into `box` (4 numbers a slot); the cell is the 75th percentile box height. */
-  constructor(readonly slots: Uint32Array, private readonly box: Float64Array) {
-    const heights = Float64Array.from(slots, (s) => box[4 * s + 3] - box[4 * s + 1]).sort();
-    const cell = Math.min(MAX_CELL, Math.max(MIN_CELL, heights[Math.floor(heights.length * 0.75)] || MIN_CELL));
+  /** `slots` index into `box` (4 numbers a slot). */
+  constructor(readonly slots: Uint32Array, private readonly box: Float64Array, cell = cellSize(slots, box)) {
     this.inv = 1 / cell;
     this.cols = Math.ceil(720 * this.inv) + 1;
     const large: number[] = [];
-    let refs = 0;
+    let n = 0;
     for (const s of slots) {
-      const n = this.span(s);
-      if (n > LARGE_CELLS) large.push(s);
-      else refs += n;
+      if (this.span(s) > LARGE_CELLS) large.push(s);
+      else n += this.place(s, null);
     }
-    const size = 1 << Math.ceil(Math.log2(Math.max(16, 2 * refs)));
-    this.mask = size - 1;
-    this.keys = new Float64Array(size);
-    this.cellOf = new Int32Array(size).fill(-1);
-    const count = new Uint32Array(refs + 1);
-    let cells = 0;
-    this.eachCell(large, (cx, cy) => {
-      let c = this.find(cx, cy);
-      if (c < 0) c = this.insert(cx, cy, cells++);
-      count[c]++;
-    });
-    this.cells = cells;
-    this.start = new Uint32Array(cells + 1);
-    for (let c = 0; c < cells; c++) this.start[c + 1] = this.start[c] + count[c];
-    this.items = new Uint32Array(refs);
-    count.fill(0);
-    this.eachCell(large, (cx, cy, s) => {
-      const c = this.find(cx, cy);
-      this.items[this.start[c] + count[c]++] = s;
-    });
+    const t = this.table;
+    for (let e = 0, run = 0; e < t.length; e += 4) {
+      if (t[e + 1] === EMPTY) continue;
+      const count = t[e + 2];
+      t[e + 2] = t[e + 3] = run;
+      run += count;
+    }
+    this.refs = new Uint32Array(3 * n);
+    for (const s of slots) if (this.span(s) <= LARGE_CELLS) this.place(s, this.refs);
     this.largeSlots = Uint32Array.from(large);
-    this.large = large.length ? new Flatbush(large.length) : null;
-    for (const s of large) this.large!.add(box[4 * s], box[4 * s + 1], box[4 * s + 2], box[4 * s + 3]);
-    this.large?.finish();
+    if (large.length >= SUB_MIN && cell < MAX_CELL) {
+      this.sub = new GridTier(this.largeSlots, box, Math.max(2 * cell, cellSize(this.largeSlots, box)));
+    } else if (large.length) {
+      this.large = new Flatbush(large.length);
+      for (const s of large) this.large.add(box[4 * s], box[4 * s + 1], box[4 * s + 2], box[4 * s + 3]);
+      this.large.finish();
+    }
   }
 
-  /** Calls `v.test` for every slot whose box meets the query box (a slot may come more than once). */
-  search(x0: number, y0: number, x1: number, y1: number, v: Visitor): void {
-    const inv = this.inv;
-    const cx0 = Math.max(0, Math.floor((x0 + 180) * inv)), cx1 = Math.min(this.cols - 1, Math.floor((x1 + 180) * inv));
-    const cy0 = Math.max(0, Math.floor((y0 + 90) * inv)), cy1 = Math.floor((y1 + 90) * inv);
-    const wide = (cx1 - cx0 + 1) * (cy1 - cy0 + 1) > this.cells;
-    for (let c = 0; c < (wide ? this.cells : 0); c++) this.scanCell(c, x0, y0, x1, y1, v);
-    for (let cy = cy0; !wide && cy <= cy1; cy++) {
-      for (let cx = cx0; cx <= cx1; cx++) {
-        const c = this.find(cx, cy);
-        if (c >= 0) this.scanCell(c, x0, y0, x1, y1, v);
+  /** Calls `v.candidate` for every slot whose box may meet the query box (a slot may come more than once). */
+  search(x0: number, y0: number, x1: number, y1: number, v: Candidates): void {
+    const inv = this.inv, t = this.table;
+    const fx0 = (x0 + 180) * inv, fx1 = (x1 + 180) * inv, fy0 = (y0 + 90) * inv, fy1 = (y1 + 90) * inv;
+    const rx0 = Math.floor(fx0), rx1 = Math.floor(fx1), ry0 = Math.floor(fy0), ry1 = Math.floor(fy1);
+    // The query's edges within its first and last cells, quantised as the fences' edges are.
+    const qx0 = Math.floor((fx0 - rx0) * Q), qx1 = Math.ceil((fx1 - rx1) * Q);
+    const qy0 = Math.floor((fy0 - ry0) * Q), qy1 = Math.ceil((fy1 - ry1) * Q);
+    const cx0 = Math.max(0, rx0), cx1 = Math.min(this.cols - 1, rx1), cy0 = Math.max(0, ry0), cy1 = ry1;
+    if (cx1 > cx0 || cy1 > cy0) v.multi = true;
+    if ((cx1 - cx0 + 1) * (cy1 - cy0 + 1) > this.cells) {
+      // A query wider than the grid: walk the occupied cells instead of the covered ones.
+      for (let e = 0; e < t.length; e += 4) {
+        const cx = t[e], cy = t[e + 1];
+        if (cy === EMPTY || cx < cx0 || cx > cx1 || cy < cy0 || cy > cy1) continue;
+        this.scan(e, cx === rx0 ? qx0 : 0, cx === rx1 ? qx1 : Q, cy === ry0 ? qy0 : 0, cy === ry1 ? qy1 : Q, v);
+      }
+    } else {
+      for (let cy = cy0; cy <= cy1; cy++) {
+        for (let cx = cx0; cx <= cx1; cx++) {
+          const e = this.find(cx, cy);
+          if (e >= 0) this.scan(e, cx === rx0 ? qx0 : 0, cx === rx1 ? qx1 : Q, cy === ry0 ? qy0 : 0, cy === ry1 ? qy1 : Q, v);
+        }
       }
     }
+    this.sub?.search(x0, y0, x1, y1, v);
     if (this.large) searchFlatbush(this.large, this.largeSlots, x0, y0, x1, y1, v, this);
   }
 
@@ -87,12 +111,23 @@ export class GridTier {
     return this.stack;
   }
 
-  private scanCell(c: number, x0: number, y0: number, x1: number, y1: number, v: Visitor): void {
-    const b = this.box, items = this.items;
-    for (let k = this.start[c], end = this.start[c + 1]; k < end; k++) {
-      const s = items[k];
-      if (b[4 * s] <= x1 && b[4 * s + 2] >= x0 && b[4 * s + 1] <= y1 && b[4 * s + 3] >= y0) v.test(s);
+  /**
+   * Without branches: whether an entry passes is about a coin toss, and a mispredicted branch per
+   * entry cost more than the rest of the scan. Every entry is written; only passes advance `m`.
+   */
+  private scan(e: number, xlo: number, xhi: number, ylo: number, yhi: number, v: Candidates): void {
+    const refs = this.refs, t = this.table;
+    const k0 = 3 * t[e + 2], end = 3 * t[e + 3];
+    const out = v.reserve((end - k0) / 3);
+    let m = v.n;
+    for (let k = k0; k < end; k += 3) {
+      const x = refs[k + 1], y = refs[k + 2];
+      // Negative (sign bit set) as soon as one edge test fails.
+      const fail = (xhi - (x & Q)) | ((x >>> 16) - xlo) | (yhi - (y & Q)) | ((y >>> 16) - ylo);
+      out[m] = refs[k];
+      m += ~fail >>> 31;
     }
+    v.n = m;
   }
 
   private span(s: number): number {
@@ -101,35 +136,61 @@ export class GridTier {
       * (Math.floor((b[4 * s + 3] + 90) * inv) - Math.floor((b[4 * s + 1] + 90) * inv) + 1);
   }
 
-  private eachCell(large: number[], fn: (cx: number, cy: number, s: number) => void): void {
-    const b = this.box, inv = this.inv, skip = new Set(large);
-    for (const s of this.slots) {
-      if (skip.has(s)) continue;
-      const cx1 = Math.floor((b[4 * s + 2] + 180) * inv), cy1 = Math.floor((b[4 * s + 3] + 90) * inv);
-      for (let cy = Math.floor((b[4 * s + 1] + 90) * inv); cy <= cy1; cy++) {
-        for (let cx = Math.floor((b[4 * s] + 180) * inv); cx <= cx1; cx++) fn(cx, cy, s);
+  /** Without `out`, counts the slot in each cell it meets; with it, writes its entries there. */
+  private place(s: number, out: Uint32Array | null): number {
+    const b = this.box, inv = this.inv;
+    const fx0 = (b[4 * s] + 180) * inv, fx1 = (b[4 * s + 2] + 180) * inv, fy0 = (b[4 * s + 1] + 90) * inv, fy1 = (b[4 * s + 3] + 90) * inv;
+    const rx0 = Math.floor(fx0), rx1 = Math.floor(fx1), ry0 = Math.floor(fy0), ry1 = Math.floor(fy1);
+    const qx0 = Math.floor((fx0 - rx0) * Q), qx1 = Math.ceil((fx1 - rx1) * Q);
+    const qy0 = Math.floor((fy0 - ry0) * Q), qy1 = Math.ceil((fy1 - ry1) * Q);
+    for (let cy = ry0; cy <= ry1; cy++) {
+      const y = (cy === ry0 ? qy0 : 0) | (cy === ry1 ? qy1 : Q) << 16;
+      for (let cx = rx0; cx <= rx1; cx++) {
+        // findOrAdd may move the table: read it after.
+        if (out === null) { const e = this.findOrAdd(cx, cy); this.table[e + 2]++; continue; }
+        const e = this.find(cx, cy), k = 3 * this.table[e + 3]++;
+        out[k] = s;
+        out[k + 1] = (cx === rx0 ? qx0 : 0) | (cx === rx1 ? qx1 : Q) << 16;
+        out[k + 2] = y;
       }
     }
+    return (rx1 - rx0 + 1) * (ry1 - ry0 + 1);
   }
 
   private hash(cx: number, cy: number): number {
     return (Math.imul(cx, 0x9e3779b1) ^ Math.imul(cy, 0x85ebca77)) & this.mask;
   }
 
+  /** The table offset of cell (cx, cy), or -1. */
   private find(cx: number, cy: number): number {
-    const key = cy * this.cols + cx;
+    const t = this.table;
     for (let h = this.hash(cx, cy); ; h = (h + 1) & this.mask) {
-      const c = this.cellOf[h];
-      if (c < 0 || this.keys[h] === key) return c;
+      const e = 4 * h;
+      if (t[e + 1] === cy && t[e] === cx) return e;
+      if (t[e + 1] === EMPTY) return -1;
     }
   }
 
-  private insert(cx: number, cy: number, cell: number): number {
+  private findOrAdd(cx: number, cy: number): number {
+    const found = this.find(cx, cy);
+    if (found >= 0) return found;
+    if (2 * ++this.cells > this.mask) this.regrow();
     let h = this.hash(cx, cy);
-    while (this.cellOf[h] >= 0) h = (h + 1) & this.mask;
-    this.keys[h] = cy * this.cols + cx;
-    this.cellOf[h] = cell;
-    return cell;
+    while (this.table[4 * h + 1] !== EMPTY) h = (h + 1) & this.mask;
+    this.table[4 * h] = cx; this.table[4 * h + 1] = cy; this.table[4 * h + 2] = 0;
+    return 4 * h;
+  }
+
+  private regrow(): void {
+    const old = this.table;
+    this.table = new Int32Array(2 * old.length).fill(EMPTY);
+    this.mask = this.table.length / 4 - 1;
+    for (let e = 0; e < old.length; e += 4) {
+      if (old[e + 1] === EMPTY) continue;
+      let h = this.hash(old[e], old[e + 1]);
+      while (this.table[4 * h + 1] !== EMPTY) h = (h + 1) & this.mask;
+      this.table.set(old.subarray(e, e + 4), 4 * h);
+    }
   }
 }
 
@@ -138,7 +199,7 @@ export class GridTier {
  * `slots` maps item numbers to slots (null: the item number is the slot).
  */
 export function searchFlatbush(tree: Flatbush, slots: Uint32Array | null, x0: number, y0: number, x1: number, y1: number,
-  v: Visitor, holder: { stackFor(n: number): Int32Array }): void {
+  v: Candidates, holder: { stackFor(n: number): Int32Array }): void {
   const boxes = tree._boxes, indices = tree._indices, bounds = tree._levelBounds;
   const nodeSize4 = tree.nodeSize * 4, items4 = tree.numItems * 4;
   let stack = holder.stackFor(64), sp = 0;
@@ -154,33 +215,11 @@ export function searchFlatbush(tree: Flatbush, slots: Uint32Array | null, x0: nu
         stack[sp++] = index;
         stack[sp++] = level - 1;
       } else {
-        v.test(slots === null ? index : slots[index]);
+        v.reserve(1)[v.n++] = slots === null ? index : slots[index];
       }
     }
     if (sp === 0) return;
     level = stack[--sp];
     node = stack[--sp];
   }
-}
-
-/**
- * Live slots ordered by the 0.01° cell of their box's south-west corner, row by row: a query then
- * reads fences that sit together from memory that sits together. Without it every candidate is a
- * cache miss, which at a million fences cost more than the whole geometric test.
- */
-export function spatialOrder(kind: Uint8Array, box: Float64Array): Uint32Array {
-  const SLOT_BITS = 2 ** 22, COLS = 72_001;
-  let live = 0;
-  for (let s = 0; s < kind.length; s++) if (kind[s] !== 0) live++;
-  const keys = new Float64Array(live);
-  // Past 4M slots the key would lose precision: keep slot order (correct, just slower).
-  const spatial = kind.length <= SLOT_BITS;
-  for (let s = 0, i = 0; s < kind.length; s++) {
-    if (kind[s] === 0) continue;
-    const cell = Math.floor((box[4 * s + 1] + 90) * 100) * COLS + Math.floor((box[4 * s] + 180) * 100);
-    keys[i++] = spatial ? cell * SLOT_BITS + s : s;
-  }
-  if (!spatial) return Uint32Array.from(keys);
-  keys.sort();
-  return Uint32Array.from(keys, (k) => k % SLOT_BITS);
 }

@@ -48,10 +48,14 @@ export function circleSignedDistance(lat: number, lon: number, cLat: number, cLo
  * Signed distance from a point to a ring of unwrapped [lon, lat] pairs in `coords` from vertex
  * `start`, `count` vertices. The ring is projected around the point (x east, y north, metres), so
  * inside-ness is a ray cast from the origin along +x and the distance is to the nearest edge.
- * `lon` must already be moved by 360° next to the ring (`lonNear`) when the ring wraps.
+ * `lon` must already be moved by 360° next to the ring (`lonNear`) when the ring wraps. `kx`, metres
+ * per degree of longitude at `lat`, may be passed by a caller testing many rings from one point.
+ * With `near`, a caller that only compares the distance with thresholds up to `near` skips the
+ * edges whose box lies farther than that (most of them): the answer is exact when it is within
+ * `near` of zero, and otherwise ±Infinity, with the right sign, which classifies the same.
  */
-export function polygonSignedDistance(lat: number, lon: number, coords: Float64Array, start: number, count: number): number {
-  const kx = Math.cos(lat * RAD) * M_PER_DEG;
+export function polygonSignedDistance(lat: number, lon: number, coords: Float64Array, start: number, count: number,
+  kx = Math.cos(lat * RAD) * M_PER_DEG, near = Infinity): number {
   const base = 2 * start;
   let inside = false;
   let best = Infinity;
@@ -61,6 +65,11 @@ export function polygonSignedDistance(lat: number, lon: number, coords: Float64A
     const ix = (coords[base + 2 * i] - lon) * kx;
     const iy = (coords[base + 2 * i + 1] - lat) * M_PER_DEG;
     if ((iy > 0) !== (jy > 0) && ix + ((0 - iy) * (jx - ix)) / (jy - iy) > 0) inside = !inside;
+    if ((ix > near && jx > near) || (ix < -near && jx < -near) || (iy > near && jy > near) || (iy < -near && jy < -near)) {
+      jx = ix;
+      jy = iy;
+      continue;
+    }
     // Squared distance from the origin to segment i–j.
     const ex = jx - ix, ey = jy - iy;
     const len2 = ex * ex + ey * ey;
