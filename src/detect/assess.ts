@@ -26,6 +26,8 @@ export interface AssessInput {
   startMs: number; endMs: number; offsetMin: number;
   /** Past stays of the user (records.ts `v`). */
   history: readonly number[] | undefined;
+  /** Their labels (records.ts `t`). */
+  labels?: ReadonlyArray<string | number>;
 }
 
 export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput): Assessment | null {
@@ -40,7 +42,7 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
   const how = hourOfWeek(mid, q.offsetMin), dwellS = (q.endMs - q.startMs) / 1000;
   const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
-    hourOfWeek: how, heard, learned, pooled, history: q.history, priors: { app, sync: users },
+    hourOfWeek: how, heard, learned, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
   });
   return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS };
 }

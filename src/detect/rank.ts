@@ -10,7 +10,7 @@ import { gpsLogLik } from './evidence/gps.js';
 import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
 import { learnedDwellLog, learnedTowLog, type PriorSync } from './evidence/learned-priors.js';
 import { learnedLog, pooledBest, pooledLog, ssidLog, type LearnedAp, type PooledAp, type WifiHeard } from './evidence/wifi.js';
-import { historyLog, nearbyStays } from './evidence/history.js';
+import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
@@ -18,8 +18,17 @@ export const WEIGHTS = {
   /** Learned venue counts of merely scanned networks: off, they taught neighbours (Monaco −8 pts). */
   learnedScan: 0,
   pooledAp: 1, poolScanDbm: 0, history: 1,
+  /** Spread (m) within which a past stay counts as the same place as this one (labelScores). */
+  labelSpread: 15,
+  /** The user's past stays here, by the venues they were ranked to (history.ts labelScores). */
+  labels: 1, labelPrior: 0.5,
   /** Cap on the footprint radius, metres (footprint()). */
   maxRadius: 60,
+  /**
+   * Search again this far (m) when nothing is near: a stay at a large venue's far side (an
+   * airport's terminals lie hundreds of metres from its point). NYC s1 airports top1 0.25 → 0.83.
+   */
+  wideSearch: 1500,
   /** Kind × hour and dwell learned online (learned-priors.ts) instead of the hand tables. */
   learnedPriors: 1,
   /** Softmax temperature: > 1 flattens over-confident sums of not quite independent factors. */
@@ -42,6 +51,8 @@ export interface RankInput {
   pooled?: ReadonlyArray<PooledAp | undefined>;
   /** The user's past stays (records.ts `v`), undefined without a user. */
   history: readonly number[] | undefined;
+  /** Labels of those stays (records.ts `t`). */
+  labels?: ReadonlyArray<string | number>;
 }
 
 export interface RankedVenue { venue: Venue; distance: number; probability: number }
@@ -57,6 +68,8 @@ const gpsScore = new Float64Array(MAX_CANDIDATES);
 const order = new Int32Array(MAX_CANDIDATES);
 const poolBest = new Float64Array(64);
 const stays = new Float64Array(3 * 128);
+const labelScore = new Float64Array(MAX_CANDIDATES);
+const stayIdx = new Int32Array(128);
 
 /**
  * The footprint the GPS likelihood uses: the store's radius, capped. Stores give generous
@@ -70,7 +83,8 @@ export const footprint = (r: number): number => (r > 0 ? Math.min(r, WEIGHTS.max
 export const searchRadius = (sigma: number): number => Math.min(1500, Math.max(150, 4 * sigma + 100));
 
 export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; none: number; gps: GpsMemo } {
-  const cands = store.near(q.lat, q.lon, searchRadius(q.sigma), MAX_CANDIDATES);
+  let cands = store.near(q.lat, q.lon, searchRadius(q.sigma), MAX_CANDIDATES);
+  if (cands.length === 0 && WEIGHTS.wideSearch) cands = store.near(q.lat, q.lon, WEIGHTS.wideSearch, MAX_CANDIDATES);
   const n = Math.min(cands.length, MAX_CANDIDATES);
   if (n === 0) return { venues: [], none: 1, gps: [] };
   const pooled = W_pooled(q);
@@ -78,7 +92,8 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
   const W = WEIGHTS;
   const lp = W.learnedPriors && q.priors ? q.priors : undefined;
   let max = W.none;
-  const nStays = W.history ? nearbyStays(q.history, q.lat, q.lon, stays) : 0;
+  const nStays = W.history || W.labels ? nearbyStays(q.history, q.lat, q.lon, stays, stayIdx) : 0;
+  const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
@@ -98,7 +113,8 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     if (W.ssid && q.heard.length) s += W.ssid * ssidLog(q.heard, v);
     if (W.learnedAp && q.heard.length) s += W.learnedAp * learnedLog(q.heard, q.learned, v.id, W.learnedScan > 0);
     for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
-    if (nStays) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);
+    if (nStays && W.history) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);
+    if (labelled) s += W.labels * labelScore[i];
     score[i] = s;
     if (s > max) max = s;
   }

@@ -15,7 +15,8 @@ export const userOf = (b: { advertising_id?: string; user_id?: string }): string
 
 export function detectStructured(body: StructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
-  const history = user ? ctx.users.read(user)?.v : undefined;
+  const rec0 = user ? ctx.users.read(user) : undefined;
+  const history = rec0?.v, labels = rec0?.t;
   const out: Array<{ item: SyncItem; stay?: StayFacts; a?: Assessment }> = [];
   const learn: ApObservation[] = [];
   for (const ev of body.events) {
@@ -27,7 +28,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     }
     const fixes = fixesOf(ev.data);
     const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
-      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history,
+      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels,
     });
     if (!a) {
       // Wi-Fi alone, or nothing: no position to name a place by.
@@ -49,7 +50,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
       for (const o of visits) {
         const s = o.stay!, r = o.a!.ranked;
         times.set(s.id, recordPlace(rec, r[0].venue.id, s.id, s.startMs));
-        if (s.confirmed) addStay(rec, s.id, s.lat, s.lon, s.sigma, s.startMs);
+        if (s.confirmed) addStay(rec, s.id, s.lat, s.lon, s.sigma, s.startMs, r);
       }
       return { record: rec, result: undefined, learn: { app: ctx.app.app_key, aps: learn } };
     });

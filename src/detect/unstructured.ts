@@ -32,13 +32,13 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
       const f = clusterFixes(c);
       const endMs = r.endMs ?? c.l;
       const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
-        fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? rec.v : undefined,
+        fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? rec.v : undefined, labels: user ? rec.t : undefined,
       });
       if (!a) continue;
       let times = null;
       if (user && a.ranked.length) {
         times = recordPlace(rec, a.ranked[0].venue.id, c.id, r.startMs);
-        if (r.endMs !== null) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs);
+        if (r.endMs !== null) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs, a.ranked);
       }
       if (r.endMs !== null) { learn.push(...apsToLearn(a, true)); learnKinds(a, true, ctx.users, ctx.app.app_key); }
       const stay = { id: c.id, startMs: r.startMs, endMs: r.endMs, offsetMin: c.o, confirmed: true,

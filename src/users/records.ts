@@ -18,12 +18,16 @@ export interface UserRecord {
   r: string[];
   /** Centres of past stays, flat: lat, lon, sigma (m), start (s); oldest first, bounded. */
   v?: number[];
+  /** Per stay in `v`, its two best venues as ranked then: id, probability, id, probability. */
+  t?: Array<string | number>;
   s?: StreamState;
 }
 
 const MAX_PLACES = 256;
 const MAX_COUNTED = 64;
 const MAX_STAYS = 128;
+/** Entries per stay in `t`. */
+export const LABELS = 4;
 
 export const emptyRecord = (): UserRecord => ({ h: {}, r: [] });
 
@@ -64,13 +68,19 @@ export function countVisit(rec: UserRecord, visitId: string, venues: ReadonlyArr
 }
 
 /** Remembers where a confirmed stay was (its centre, not its ranked venue), once per visit id. */
-export function addStay(rec: UserRecord, visitId: string, lat: number, lon: number, sigma: number, startMs: number): void {
+export function addStay(rec: UserRecord, visitId: string, lat: number, lon: number, sigma: number, startMs: number,
+  ranked: ReadonlyArray<{ venue: { id: string }; probability: number }> = []): void {
   if (rec.r.includes(visitId)) return;
   rec.r.push(visitId);
   if (rec.r.length > MAX_COUNTED) rec.r.splice(0, rec.r.length - MAX_COUNTED);
   const v = (rec.v ??= []);
   v.push(lat, lon, sigma, Math.round(startMs / 1000));
   if (v.length > MAX_STAYS * 4) v.splice(0, v.length - MAX_STAYS * 4);
+  const t = (rec.t ??= []);
+  // Older records had no labels: pad so that t stays parallel to v.
+  while (t.length < (v.length / 4 - 1) * LABELS) t.push('', 0);
+  for (let k = 0; k < LABELS / 2; k++) { const r = ranked[k]; t.push(r ? r.venue.id : '', r ? Math.round(r.probability * 1000) / 1000 : 0); }
+  if (t.length > MAX_STAYS * LABELS) t.splice(0, t.length - MAX_STAYS * LABELS);
 }
 
 function evict(rec: UserRecord): void {

@@ -12,13 +12,14 @@ const PRIOR_VISITS = 0.5;
 export const HISTORY_REACH_M = 500;
 
 /** The user's past stays near (lat, lon), flat (lat, lon, sigma), into `out`; returns the count. */
-export function nearbyStays(v: readonly number[] | undefined, lat: number, lon: number, out: Float64Array): number {
+export function nearbyStays(v: readonly number[] | undefined, lat: number, lon: number, out: Float64Array, idx?: Int32Array): number {
   if (!v) return 0;
   const kx = mPerDegLon(lat);
   let n = 0;
   for (let i = 0; i + 3 < v.length && n * 3 + 3 <= out.length; i += 4) {
     const dy = (v[i] - lat) * M_PER_DEG, dx = (v[i + 1] - lon) * kx;
     if (dx * dx + dy * dy > HISTORY_REACH_M * HISTORY_REACH_M) continue;
+    if (idx) idx[n] = i / 4;
     out[n * 3] = v[i]; out[n * 3 + 1] = v[i + 1]; out[n * 3 + 2] = v[i + 2];
     n++;
   }
@@ -37,4 +38,35 @@ export function historyLog(stays: Float64Array, n: number, lat: number, lon: num
     fit += Math.exp(-(dx * dx + dy * dy) / (2 * v));
   }
   return Math.log1p(fit / PRIOR_VISITS);
+}
+
+/**
+ * The user's past stays here by the venues they were ranked to: a venue gains
+ * log(1 + Σ_j w_j p_j(v) / prior), w_j the stay's membership (as clusterScores), p_j its probability
+ * then. A past stay that an SSID or a joined network settled passes its answer on to later
+ * stays at the same place that lack that evidence.
+ */
+export function labelScores(
+  stays: Float64Array, idx: Int32Array, nStays: number, labels: ReadonlyArray<string | number>,
+  lat: number, lon: number, sigma: number, spread: number, prior: number,
+  cands: ReadonlyArray<{ venue: { id: string } }>, n: number, out: Float64Array,
+): boolean {
+  const kx = mPerDegLon(lat);
+  let any = false;
+  for (let i = 0; i < n; i++) out[i] = 0;
+  for (let j = 0; j < nStays; j++) {
+    const s = stays[j * 3 + 2];
+    const dy = (stays[j * 3] - lat) * M_PER_DEG, dx = (stays[j * 3 + 1] - lon) * kx;
+    const w = Math.exp(-(dx * dx + dy * dy) / (2 * (s * s + sigma * sigma + spread * spread)));
+    if (w < 0.05) continue;
+    const b = idx[j] * 4;
+    if (b + 3 >= labels.length) continue;
+    for (let k = 0; k < 4; k += 2) {
+      const id = labels[b + k] as string, p = labels[b + k + 1] as number;
+      if (!id || !p) continue;
+      for (let i = 0; i < n; i++) if (cands[i].venue.id === id) { out[i] += w * p; any = true; break; }
+    }
+  }
+  if (any) for (let i = 0; i < n; i++) out[i] = Math.log1p(out[i] / prior);
+  return any;
 }
