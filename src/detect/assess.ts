@@ -35,14 +35,13 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
   if (!gpsCentre) return null;
   const heard = q.heard;
   const centre = heard.length && W_POS.on ? fuse(gpsCentre, heard, users.apPlaces(app, heard.map((h) => h.bssid))) : gpsCentre;
-  const learned = heard.length ? users.learnedAps(app, heard.map((h) => h.bssid)) : [];
   const pooled = heard.some(pools) ? users.pooledAps(app, heard.map((h) => (pools(h) ? h.bssid : ''))) : undefined;
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;
   const how = hourOfWeek(mid, q.offsetMin), dwellS = (q.endMs - q.startMs) / 1000;
   const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
-    hourOfWeek: how, heard, learned, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
+    hourOfWeek: how, heard, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
   });
   return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS };
 }
@@ -70,24 +69,17 @@ export const looksStationary = (c: Centre): boolean =>
   c.inlierShare >= 0.6 && (Number.isNaN(c.medianSpeed) || c.medianSpeed < 1);
 
 /**
- * Access points a confirmed stay teaches: each goes to the top venues in proportion to their
- * probability (soft counts, so an uncertain stay teaches little, and the true venue accumulates
- * over many visits). A joined network weighs most; of scans only strong entries count.
+ * What a confirmed stay teaches the app's access points: where each heard network is (from the
+ * GPS centre alone), and, for a joined network, the stay's own evidence to pool. Networks are not
+ * taught venue labels: those counts measured as useless once pooling and positioning existed
+ * (removed: Monaco m1 +0.3, stream u1 top1 of found +0.7, NYC s1 0.0).
  */
 export function apsToLearn(a: Assessment, confirmed: boolean): ApObservation[] {
   if (!confirmed) return [];
   const out: ApObservation[] = [];
   // Every network heard learns where it is, from the GPS centre alone.
-  for (const h of a.heard) if (h.bssid) out.push({ bssid: h.bssid, venueId: '', weight: 0, at: [a.gpsCentre.lat, a.gpsCentre.lon, teachWeight(a.gpsCentre, h.strength)] });
+  for (const h of a.heard) if (h.bssid) out.push({ bssid: h.bssid, at: [a.gpsCentre.lat, a.gpsCentre.lon, teachWeight(a.gpsCentre, h.strength)] });
   // Joined networks pool the stay's GPS evidence (wifi.ts PooledAp).
-  if (a.gps.length) for (const h of a.heard) if (pools(h)) out.push({ bssid: h.bssid, venueId: '', weight: 0, pool: a.gps });
-  for (const h of a.heard) {
-    if (!h.bssid || (!h.active && (!WEIGHTS.learnedScan || h.strength < -75))) continue;
-    const w = h.active ? 1 : 0.3;
-    for (let i = 0; i < a.ranked.length && i < 3; i++) {
-      const r = a.ranked[i];
-      if (r.probability >= 0.1) out.push({ bssid: h.bssid, venueId: r.venue.id, weight: w * r.probability });
-    }
-  }
+  if (a.gps.length) for (const h of a.heard) if (pools(h)) out.push({ bssid: h.bssid, pool: a.gps });
   return out;
 }

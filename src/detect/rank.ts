@@ -9,14 +9,12 @@ import { kindOf } from './kinds.js';
 import { gpsLogLik } from './evidence/gps.js';
 import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
 import { learnedDwellLog, learnedTowLog, type PriorSync } from './evidence/learned-priors.js';
-import { learnedLog, pooledBest, pooledLog, ssidLog, type LearnedAp, type PooledAp, type WifiHeard } from './evidence/wifi.js';
+import { pooledBest, pooledLog, ssidLog, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
-  gps: 1, popularity: 1.5, timeOfWeek: 0.6, dwell: 1, ssid: 1, learnedAp: 1,
-  /** Learned venue counts of merely scanned networks: off, they taught neighbours (Monaco −8 pts). */
-  learnedScan: 0,
+  gps: 1, popularity: 1.5, timeOfWeek: 0.6, dwell: 1, ssid: 1,
   pooledAp: 1, poolScanDbm: 0, history: 1,
   /** Spread (m) within which a past stay counts as the same place as this one (labelScores). */
   labelSpread: 15,
@@ -44,7 +42,6 @@ export interface RankInput {
   dwellS: number;
   hourOfWeek: number;
   heard: readonly WifiHeard[];
-  learned: ReadonlyArray<LearnedAp | undefined>;
   /** Where learned kind priors live (absent: the hand tables). */
   priors?: { app: string; sync: PriorSync };
   /** Pooled evidence of joined networks (wifi.ts), parallel to `heard`. */
@@ -111,7 +108,6 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
     if (W.ssid && q.heard.length) s += W.ssid * ssidLog(q.heard, v);
-    if (W.learnedAp && q.heard.length) s += W.learnedAp * learnedLog(q.heard, q.learned, v.id, W.learnedScan > 0);
     for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
     if (nStays && W.history) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);
     if (labelled) s += W.labels * labelScore[i];

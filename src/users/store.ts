@@ -1,6 +1,7 @@
 /**
- * Per-user state in LMDB: history and open stays (key ['u', user]) and access points learned per
- * app (key ['ap', app, bssid]). Worker threads of one process, and processes, share the env;
+ * Per-user state in LMDB: history and open stays (key ['u', user]) and, per app, access points'
+ * learned places (['apx', app, bssid]), pooled stays of joined networks (['pv', app, bssid]) and
+ * kind priors (['kp', app]). Worker threads of one process, and processes, share the env;
  * every read-modify-write runs inside one write transaction so concurrent requests of the same
  * user neither lose nor duplicate an update.
  */
@@ -8,14 +9,14 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { emptyRecord, type UserRecord } from './records.js';
-import type { LearnedAp, PooledAp } from '../detect/evidence/wifi.js';
+import type { PooledAp } from '../detect/evidence/wifi.js';
 import type { ApPlace } from '../detect/evidence/position.js';
 
 export interface ApObservation {
-  bssid: string; venueId: string; weight: number;
-  /** A joined network: the stay's GPS candidates to pool (rank.ts GpsMemo) instead of a venue weight. */
+  bssid: string;
+  /** A joined network: the stay's GPS candidates to pool (rank.ts GpsMemo). */
   pool?: Array<string | number>;
-  /** Where a confirmed stay heard it: [lat, lon, weight] (position.ts) instead of a venue weight. */
+  /** Where a confirmed stay heard it: [lat, lon, weight] (position.ts). */
   at?: [number, number, number];
 }
 
@@ -26,8 +27,6 @@ export interface UserStore {
   read(user: string): UserRecord | undefined;
   /** Atomic read-modify-write of one user's record (and of any access points it learns). */
   update<T>(user: string, fn: (record: UserRecord) => UserUpdate<T>): T;
-  /** What is known of each BSSID for this app, in the order asked. */
-  learnedAps(app: string, bssids: readonly string[]): Array<LearnedAp | undefined>;
   /** Learned places of access points for this app, in the order asked. */
   apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
   /** Adds a thread's new kind × hour and dwell counts to the app's stored ones; answers the sum. */
@@ -44,7 +43,6 @@ export interface UserStoreOptions {
   noSync?: boolean;
 }
 
-const MAX_VENUES_PER_AP = 8;
 const MAX_POOLED_VENUES = 24;
 const POOL_FLOOR = -4;
 
@@ -84,17 +82,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
         const p = (db.get(key) as ApPlace | undefined) ?? [0, 0, 0, 0];
         const [lat, lon, w] = o.at;
         db.putSync(key, [p[0] + w, p[1] + w * lat, p[2] + w * lon, p[3] + 1]);
-        continue;
       }
-      const key = ['ap', app, o.bssid];
-      const ap: LearnedAp = { ...((db.get(key) as LearnedAp | undefined) ?? {}) };
-      ap[o.venueId] = (ap[o.venueId] ?? 0) + o.weight;
-      const ids = Object.keys(ap);
-      if (ids.length > MAX_VENUES_PER_AP) {
-        ids.sort((a, b) => ap[a] - ap[b]);
-        for (let i = 0; i < ids.length - MAX_VENUES_PER_AP; i++) delete ap[ids[i]];
-      }
-      db.putSync(key, ap);
     }
   };
 
@@ -123,7 +111,6 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
     }),
     apPlaces: (app, bssids) => bssids.map((b) => (b ? (db.get(['apx', app, b]) as ApPlace | undefined) : undefined)),
     pooledAps: (app, bssids) => bssids.map((b) => (b ? (db.get(['pv', app, b]) as PooledAp | undefined) : undefined)),
-    learnedAps: (app, bssids) => bssids.map((b) => (b ? (db.get(['ap', app, b]) as LearnedAp | undefined) : undefined)),
     close: () => { void root.close(); },
   };
 }

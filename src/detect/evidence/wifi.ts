@@ -101,24 +101,6 @@ export function ssidLog(heard: readonly WifiHeard[], v: Venue): number {
   return total;
 }
 
-/** Venue weights learned for one BSSID (venue id → soft count of confident visits). */
-export type LearnedAp = Record<string, number>;
-
-/** Log likelihood ratio from learned access points. `learned[i]` belongs to `heard[i]`. */
-export function learnedLog(heard: readonly WifiHeard[], learned: ReadonlyArray<LearnedAp | undefined>, venueId: string, scans = true): number {
-  let total = 0;
-  for (let i = 0; i < heard.length; i++) {
-    const ap = learned[i];
-    if (!ap || (!scans && !heard[i].active)) continue;
-    let sum = 0;
-    for (const k in ap) sum += ap[k];
-    // Shrunk towards "unknown" while few visits taught this access point.
-    const share = (ap[venueId] ?? 0) / (sum + 0.5);
-    total += Math.log1p((heard[i].active ? 30 : heard[i].strength >= -70 ? 8 : 2) * share);
-  }
-  return Math.min(total, 5);
-}
-
 /**
  * Pooled evidence of a joined network. A phone joins a venue's own network, so every confirmed
  * stay that joined one BSSID was at one and the same venue: their GPS likelihoods multiply. Each
