@@ -38,6 +38,7 @@ export class BucketExporter {
   private running = false;
   private pass: Promise<void> | null = null;
   private again = false;
+  private lastApp = '';
 
   constructor(opts: BucketExporterOptions) {
     this.o = withDefaults(opts);
@@ -106,26 +107,23 @@ export class BucketExporter {
     }
   }
 
+  /**
+   * Claims what is due of the bucket apps, app by app from the per-app schedule, starting after
+   * the app served last so that one app's backlog cannot starve the others. An app backing off
+   * is not read: its triggers wait out the backoff in the outbox.
+   */
   private async pull(now: number): Promise<void> {
-    const settings = new Map<string, BucketSettings | null>();
-    const skip = (appKey: string) => {
-      if (!settings.has(appKey)) settings.set(appKey, bucketOf(this.o.appSettings(appKey)));
-      return settings.get(appKey) === null;
-    };
-    while (this.running && this.heldBytes < this.o.maxHeldBytes) {
-      const due = this.o.outbox.due(now, PAGE, skip);
-      if (due.length === 0) return;
-      const take: OutboxEntry[] = [];
-      const wait = new Map<string, OutboxEntry[]>();
-      for (const e of due) {
-        const blocked = this.ctx.blocked.get(e.app_key);
-        if (blocked && blocked.until > now) wait.set(e.app_key, [...(wait.get(e.app_key) ?? []), e]);
-        else take.push(e);
-      }
-      // a backing-off app's new triggers wait out its backoff in the outbox, not in the due range
-      for (const [app, list] of wait) await this.o.outbox.retry(list, this.ctx.blocked.get(app)!.until, this.ctx.blocked.get(app)!.error);
-      for (const e of await this.o.outbox.claim(take, this.o.leaseMs, now)) this.add(e, now);
-      if (due.length < PAGE) return;
+    const apps = this.o.outbox.pendingApps().filter((app) => {
+      const blocked = this.ctx.blocked.get(app);
+      return bucketOf(this.o.appSettings(app)) !== null && !(blocked && blocked.until > now);
+    });
+    while (this.running && this.heldBytes < this.o.maxHeldBytes && apps.length) {
+      const start = Math.max(0, apps.findIndex((a) => a > this.lastApp));
+      const want = apps.map((_, i) => [apps[(start + i) % apps.length], PAGE] as const);
+      const claimed = await this.o.outbox.claimDue(want, now, this.o.leaseMs, PAGE);
+      for (const e of claimed) this.add(e, now);
+      if (claimed.length < PAGE) return;
+      this.lastApp = claimed[claimed.length - 1].app_key;
     }
   }
 

@@ -44,8 +44,9 @@ export async function sendBatch(ctx: SendContext, b: Batch, s: BucketSettings): 
     ctx.failures.set(app, n);
     ctx.blocked.set(app, { until, error });
     const [dead, again] = split(b.keys, (k) => now - k.created_at >= ctx.maxAgeMs);
-    await settle(() => ctx.outbox.kill(dead, error), dead.length);
-    await settle(() => ctx.outbox.retry(again, until, error), again.length);
+    const kills = dead.map(({ app_key, id }) => ({ app_key, id, error }));
+    const retries = again.map(({ app_key, id }) => ({ app_key, id, at: until, error }));
+    await settle(() => ctx.outbox.settle({ kills, retries }), b.size);
     ctx.emit({ app_key: app, provider: s.provider, outcome: 'failed', triggers: again.length, bytes: 0, ms: now - started });
     if (dead.length) ctx.emit({ app_key: app, provider: s.provider, outcome: 'dead', triggers: dead.length, bytes: 0, ms: 0 });
     log.warn('bucket export failed', {
