@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { createHmac } from 'node:crypto';
 import { verifyPostback } from '../src/index.js';
-import { postbackRequest, signPostback } from '../src/delivery/postback/sign.js';
+import { postbackRequest, signedPathTemplate, signPostback } from '../src/delivery/postback/sign.js';
 import type { Trigger } from '../src/schemas/visit.js';
 
 const secret = 'a'.repeat(64);
@@ -32,6 +32,19 @@ test('the request: query parameters, headers, body; the customer\'s own query is
   assert.equal(req.headers['content-type'], 'application/json');
   assert.equal(req.headers['x-trigger-id'], 'tr_1');
   assert.equal(verifyPostback(secret, url.searchParams, req.body, 300, now), true);
+});
+
+test('the sender\'s URL template gives exactly the URL postbackRequest builds', () => {
+  for (const raw of [
+    'https://hooks.example.com/dwell', 'https://hooks.example.com/dwell?source=x&signature=old', 'http://h.example:8080/a%20b/c?q=a+b&x=%2F&timestamp=1',
+    'https://h.example/p?signature=s&a=1&timestamp=t&signature=again', 'https://h.example/?', 'https://h.example/p#frag',
+  ]) {
+    const target = new URL(raw);
+    const path = signedPathTemplate(target)!;
+    const ts = Math.floor(now / 1000);
+    const url = new URL(postbackRequest(target, secret, payload, now).url);
+    assert.equal(path(ts, signPostback(secret, ts, payload.body)), url.pathname + url.search, raw);
+  }
 });
 
 test('verifyPostback accepts every form of query a receiver may hold', () => {
