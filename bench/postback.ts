@@ -8,14 +8,18 @@
  * 2. Sender throughput: a backlog of --backlog real triggers (captured in phase 1) is put in an
  *    outbox in this process, the delivery worker is started on it (startDelivery, as the server
  *    does) and timed until the receiver has them all, for 1 app and for --apps apps (the per-app
- *    cap of 32 in flight binds a single app). Target: ≥ 10,000 deliveries/s.
+ *    cap of 32 in flight binds a single app). Target: ≥ 10,000 deliveries/s. The receiver runs in
+ *    a child process here, so this process's CPU is the sender's (delivery thread, LMDB's write
+ *    thread, an idle main thread): reported per delivery, which a shared machine does not skew
+ *    the way it skews the wall-clock rate. `--repeat N` drains N times: median [min–max].
  *
- *   node dist/bench/postback.js [--rate N] [--duration S] [--backlog N] [--apps N] [--quick] [--phase both|latency|throughput]
+ *   node dist/bench/postback.js [--rate N] [--duration S] [--backlog N] [--apps N] [--repeat N] [--quick] [--phase both|latency|throughput]
  */
 import { randomBytes } from 'node:crypto';
+import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +27,11 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { atExit, freePort, spawnService, waitFor200 } from './lib/child.js';
-import { cpuMeter } from './lib/cpu.js';
+import { cpuMeter, processCpuSeconds } from './lib/cpu.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { openLoop } from './lib/load.js';
 import { prepareBody, signature } from './lib/signing.js';
-import { summarize } from './lib/stats.js';
+import { spread, summarize } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { AppRegistry } from '../src/apps/registry.js';
 import { Outbox } from '../src/delivery/outbox.js';
@@ -39,13 +43,13 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { values: argv } = parseArgs({
   options: {
     rate: { type: 'string', default: '1000' }, duration: { type: 'string' }, backlog: { type: 'string' },
-    apps: { type: 'string', default: '8' }, quick: { type: 'boolean', default: false }, phase: { type: 'string', default: 'both' },
+    apps: { type: 'string', default: '8' }, repeat: { type: 'string', default: '1' }, quick: { type: 'boolean', default: false }, phase: { type: 'string', default: 'both' },
   },
 });
 const quick = argv.quick === true;
 const opts = {
   rate: Number(argv.rate), durationS: Number(argv.duration ?? (quick ? 3 : 10)),
-  backlog: Number(argv.backlog ?? (quick ? 20_000 : 100_000)), apps: Number(argv.apps), phase: String(argv.phase),
+  backlog: Number(argv.backlog ?? (quick ? 20_000 : 100_000)), apps: Number(argv.apps), phase: String(argv.phase), repeat: Number(argv.repeat),
 };
 const log = (s: string) => process.stderr.write(s + '\n');
 const tmp = (p: string) => {
@@ -140,10 +144,34 @@ async function latencyPhase(): Promise<LatencyRun> {
   }
 }
 
-interface ThroughputRun { apps: number; triggers: number; seconds: number; perSecond: number; attempts: number; cpu: number }
+/** The drain's receiver, in a child process so that its CPU is not counted as the sender's. */
+async function childReceiver() {
+  const code = `import http from 'node:http';
+    const seen = new Set(); let attempts = 0;
+    const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
+      req.on('data', () => {});
+      req.on('end', () => { attempts++; seen.add(req.headers['x-trigger-id']); res.writeHead(200).end(); });
+    });
+    server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
+    setInterval(() => process.send({ first: seen.size, attempts }), 20);
+    process.on('disconnect', () => process.exit(0));`;
+  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
+  atExit(() => child.kill('SIGKILL'));
+  const state = { first: 0, attempts: 0 };
+  const port = await new Promise<number>((resolve, reject) => {
+    child.on('message', (m: { port?: number; first?: number; attempts?: number }) => {
+      if (m.port) resolve(m.port);
+      else Object.assign(state, m);
+    });
+    child.once('exit', (c) => reject(new Error(`receiver exited with ${c}`)));
+  });
+  return { url: `http://127.0.0.1:${port}/hook`, state, pid: child.pid!, close: () => child.kill() };
+}
+
+interface ThroughputRun { apps: number; triggers: number; seconds: number; perSecond: number; attempts: number; cpu: number; senderUs: number; receiverUs: number }
 
 async function throughputPhase(samples: Trigger[], apps: number): Promise<ThroughputRun> {
-  const sink = await receiver(false);
+  const sink = await childReceiver();
   const dataDir = tmp('dwell-pb-drain-');
   const registry = new AppRegistry(dataDir, { secretGraceS: 0, allowPrivate: true });
   const outbox = new Outbox(dataDir);
@@ -161,19 +189,50 @@ async function throughputPhase(samples: Trigger[], apps: number): Promise<Throug
     }
     const total = outbox.pendingCount();
     const cpu = cpuMeter({});
+    const self0 = process.cpuUsage();
+    const threads0 = threadTimes();
+    const recv0 = processCpuSeconds(sink.pid);
     const t0 = performance.now();
     const delivery = startDelivery({ dataDir, outbox, metrics: new Metrics(), allowPrivate: true });
-    const done = await until(() => sink.first.size >= total && outbox.pendingCount() === 0, 300_000);
+    const done = await until(() => sink.state.first >= total && outbox.pendingCount() === 0, 300_000);
     const seconds = (performance.now() - t0) / 1000;
+    const self = process.cpuUsage(self0);
+    const receiverS = processCpuSeconds(sink.pid) - recv0;
+    const threads = threadCpu(threads0);
     const used = cpu.end();
     await delivery.close();
-    if (!done) log(`[throughput] incomplete: ${sink.first.size} of ${total} arrived`);
-    return { apps, triggers: total, seconds, perSecond: sink.first.size / seconds, attempts: sink.attempts(), cpu: used.machine };
+    if (!done) log(`[throughput] incomplete: ${sink.state.first} of ${total} arrived`);
+    const n = sink.state.first;
+    log(`[throughput] busiest threads, µs/delivery: ${threads.slice(0, 8).map((t) => ((t * 1e6) / n).toFixed(0)).join(', ')}`);
+    return {
+      apps, triggers: total, seconds, perSecond: n / seconds, attempts: sink.state.attempts, cpu: used.machine,
+      senderUs: (self.user + self.system) / n, receiverUs: (receiverS * 1e6) / n,
+    };
   } finally {
     sink.close();
     await outbox.close();
     await registry.close();
   }
+}
+
+/** CPU seconds used so far by each thread of this process (Linux schedstat; empty elsewhere). */
+function threadTimes(): Map<string, number> {
+  const now = new Map<string, number>();
+  try {
+    for (const t of readdirSync('/proc/self/task')) now.set(t, Number(readFileSync(`/proc/self/task/${t}/schedstat`, 'utf8').split(' ')[0]) / 1e9);
+  } catch { /* not Linux */ }
+  return now;
+}
+
+/** CPU seconds each thread used since `before`, busiest first (the delivery thread leads). */
+function threadCpu(before: Map<string, number>): number[] {
+  return [...threadTimes()].map(([t, s]) => s - (before.get(t) ?? 0)).sort((a, b) => b - a);
+}
+
+/** `median [min–max]` of a figure over the repeats. */
+function ms3(values: number[], fmt: (v: number) => string): string {
+  const s = spread(values);
+  return values.length === 1 ? fmt(s.median) : `${fmt(s.median)} [${fmt(s.min)}–${fmt(s.max)}]`;
 }
 
 async function main(): Promise<void> {
@@ -192,10 +251,18 @@ async function main(): Promise<void> {
     if (samples.length === 0) samples = [syntheticTrigger()];
     const rows = [];
     for (const apps of [...new Set([1, opts.apps])]) {
-      const r = await throughputPhase(samples, apps);
-      rows.push([`sender drain, ${apps} app(s)`, fmtInt(r.triggers), r.seconds.toFixed(2), fmtInt(r.perSecond), fmtInt(r.attempts), r.cpu.toFixed(2)]);
+      const runs: ThroughputRun[] = [];
+      for (let i = 0; i < opts.repeat; i++) {
+        const r = await throughputPhase(samples, apps);
+        log(`[throughput] ${apps} app(s): ${fmtInt(r.perSecond)}/s, sender ${r.senderUs.toFixed(0)} µs/delivery, receiver ${r.receiverUs.toFixed(0)} µs`);
+        runs.push(r);
+      }
+      const f = (pick: (r: ThroughputRun) => number, fmt: (v: number) => string) => ms3(runs.map(pick), fmt);
+      rows.push([`sender drain, ${apps} app(s)`, fmtInt(runs[0].triggers), String(runs.length), f((r) => r.seconds, (v) => v.toFixed(2)), f((r) => r.perSecond, fmtInt),
+        f((r) => r.senderUs, (v) => v.toFixed(0)), f((r) => r.receiverUs, (v) => v.toFixed(0)), f((r) => r.cpu, (v) => v.toFixed(2)), fmtInt(runs[0].attempts)]);
     }
-    out.push('', markdownTable(['phase', 'triggers', 'seconds', 'deliveries/s', 'attempts', 'machine CPU (cores)'], rows, ['left', 'right', 'right', 'right', 'right', 'right']));
+    out.push('', markdownTable(['phase', 'triggers', 'runs', 'seconds', 'deliveries/s', 'sender CPU µs/delivery', 'receiver CPU µs/delivery', 'machine CPU (cores)', 'attempts'],
+      rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   }
   process.stdout.write(out.join('\n') + '\n');
 }
