@@ -26,7 +26,12 @@ export interface StoreOptions {
 export interface ListQuery { tag?: string; after?: string; limit: number }
 
 const END = '\uffff';
-export const newId = () => 'gf_' + randomBytes(12).toString('hex');
+/** 96 random bits. Drawn 4 KiB at a time: one randomBytes call per id cost more than the rest of the id. */
+let pool = Buffer.alloc(0), used = 0;
+export function newId(): string {
+  if (used + 12 > pool.length) { pool = randomBytes(4096); used = 0; }
+  return 'gf_' + pool.toString('hex', used, (used += 12));
+}
 export const ID_PATTERN = /^gf_[0-9a-f]{24}$/;
 const iso = (ms: number) => new Date(ms).toISOString();
 
