@@ -10,10 +10,10 @@
  *
  * Events: 10 fixes over 20-40 minutes around a point ~30 m from a random venue (accuracy 10-40 m,
  * one multipath jump in five events), a Wi-Fi scan on half the fixes, a joined network on some.
- * Users repeat (2,000 users), so history and learned access points take part once warm.
+ * Users repeat (2,000 users), so history (kernel and labels), pooled networks and Wi-Fi positioning take part once warm.
  *
  * Two figures per event: `core` = detection and ranking (robust centre, candidates from the
- * 10M index, every factor including history and learned access points); `request` = the whole
+ * 10M index, every factor including history, pooled networks and positioning); `request` = the whole
  * detectStructured call, i.e. plus the user's LMDB read-modify-write transaction.
  */
 import fs from 'node:fs';
@@ -161,7 +161,7 @@ async function worker(): Promise<void> {
   for (let k = 0; k < events + warm; k++) {
     const { user, ev } = makeEvent(k);
     const body = { advertising_id: user, events: [ev] } as Parameters<typeof detectStructured>[0];
-    // The core alone: what ranking costs, history and learned access points included.
+    // The core alone: what ranking costs, history (kernel and labels) and Wi-Fi evidence included.
     const history = users.read(user)?.v;
     let t = performance.now();
     const f = fixesOf(ev.data as never);

@@ -41,18 +41,20 @@ export function historyLog(stays: Float64Array, n: number, lat: number, lon: num
 }
 
 /**
- * The user's past stays here by the venues they were ranked to: a venue gains
- * log(1 + Σ_j w_j p_j(v) / prior), w_j the stay's membership (as clusterScores), p_j its probability
- * then. A past stay that an SSID or a joined network settled passes its answer on to later
- * stays at the same place that lack that evidence.
+ * The user's past stays here by the venues they were ranked to (their two best, records.ts `t`):
+ * a venue gains log(1 + Σ_j w_j p_j(v) / prior), with w_j = exp(−d_j² / 2(σ_j² + σ² + spread²))
+ * the chance that past stay j was at the same place as this one (d_j between the centres) and
+ * p_j(v) its probability then. A past stay that an SSID or a joined network settled passes its
+ * answer on to later stays at the same place that lack that evidence.
  */
+const candIndex = new Map<string, number>();
 export function labelScores(
   stays: Float64Array, idx: Int32Array, nStays: number, labels: ReadonlyArray<string | number>,
   lat: number, lon: number, sigma: number, spread: number, prior: number,
   cands: ReadonlyArray<{ venue: { id: string } }>, n: number, out: Float64Array,
 ): boolean {
   const kx = mPerDegLon(lat);
-  let any = false;
+  let any = false, indexed = false;
   for (let i = 0; i < n; i++) out[i] = 0;
   for (let j = 0; j < nStays; j++) {
     const s = stays[j * 3 + 2];
@@ -61,10 +63,12 @@ export function labelScores(
     if (w < 0.05) continue;
     const b = idx[j] * 4;
     if (b + 3 >= labels.length) continue;
+    if (!indexed) { candIndex.clear(); for (let i = 0; i < n; i++) candIndex.set(cands[i].venue.id, i); indexed = true; }
     for (let k = 0; k < 4; k += 2) {
       const id = labels[b + k] as string, p = labels[b + k + 1] as number;
       if (!id || !p) continue;
-      for (let i = 0; i < n; i++) if (cands[i].venue.id === id) { out[i] += w * p; any = true; break; }
+      const i = candIndex.get(id);
+      if (i !== undefined) { out[i] += w * p; any = true; }
     }
   }
   if (any) for (let i = 0; i < n; i++) out[i] = Math.log1p(out[i] / prior);
