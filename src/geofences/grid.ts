@@ -5,8 +5,8 @@
  * Flatbush instead, so one 100 km fence does not fill thousands of cells.
  *
  * A cell's entries are contiguous and carry the fence's box clipped to the cell and quantised to
- * 16 bits of the cell (rounded outward), [slot, x lo|hi, y lo|hi]: the prefilter of a query reads
- * 12 bytes per entry in sequence, and only the boxes that pass touch the fence's record. The query
+ * 8 bits of the cell (rounded outward), [slot, x lo|x hi|y lo|y hi]: the prefilter of a query reads
+ * 8 bytes per entry in sequence, and only the boxes that pass touch the fence's record. The query
  * box is quantised by the same arithmetic, so the prefilter never drops a box that meets it; the
  * exact test after it decides.
  */
@@ -16,7 +16,7 @@ const LARGE_CELLS = 16;
 /** Fewer large fences than this go to a Flatbush, not a coarser grid. */
 const SUB_MIN = 64;
 const MIN_CELL = 0.0005, MAX_CELL = 0.05;
-const Q = 0xffff;
+const Q = 0xff;
 const EMPTY = -1;
 
 /**
@@ -64,7 +64,7 @@ export class GridTier {
       t[e + 2] = t[e + 3] = run;
       run += count;
     }
-    this.refs = new Uint32Array(3 * n);
+    this.refs = new Uint32Array(2 * n);
     for (const s of slots) if (this.span(s) <= LARGE_CELLS) this.place(s, this.refs);
     this.largeSlots = Uint32Array.from(large);
     if (large.length >= SUB_MIN && cell < MAX_CELL) {
@@ -117,13 +117,13 @@ export class GridTier {
    */
   private scan(e: number, xlo: number, xhi: number, ylo: number, yhi: number, v: Candidates): void {
     const refs = this.refs, t = this.table;
-    const k0 = 3 * t[e + 2], end = 3 * t[e + 3];
-    const out = v.reserve((end - k0) / 3);
+    const k0 = 2 * t[e + 2], end = 2 * t[e + 3];
+    const out = v.reserve((end - k0) / 2);
     let m = v.n;
-    for (let k = k0; k < end; k += 3) {
-      const x = refs[k + 1], y = refs[k + 2];
+    for (let k = k0; k < end; k += 2) {
+      const b = refs[k + 1];
       // Negative (sign bit set) as soon as one edge test fails.
-      const fail = (xhi - (x & Q)) | ((x >>> 16) - xlo) | (yhi - (y & Q)) | ((y >>> 16) - ylo);
+      const fail = (xhi - (b & Q)) | (((b >>> 8) & Q) - xlo) | (yhi - ((b >>> 16) & Q)) | ((b >>> 24) - ylo);
       out[m] = refs[k];
       m += ~fail >>> 31;
     }
@@ -144,14 +144,13 @@ export class GridTier {
     const qx0 = Math.floor((fx0 - rx0) * Q), qx1 = Math.ceil((fx1 - rx1) * Q);
     const qy0 = Math.floor((fy0 - ry0) * Q), qy1 = Math.ceil((fy1 - ry1) * Q);
     for (let cy = ry0; cy <= ry1; cy++) {
-      const y = (cy === ry0 ? qy0 : 0) | (cy === ry1 ? qy1 : Q) << 16;
+      const y = ((cy === ry0 ? qy0 : 0) | (cy === ry1 ? qy1 : Q) << 8) << 16;
       for (let cx = rx0; cx <= rx1; cx++) {
         // findOrAdd may move the table: read it after.
         if (out === null) { const e = this.findOrAdd(cx, cy); this.table[e + 2]++; continue; }
-        const e = this.find(cx, cy), k = 3 * this.table[e + 3]++;
+        const e = this.find(cx, cy), k = 2 * this.table[e + 3]++;
         out[k] = s;
-        out[k + 1] = (cx === rx0 ? qx0 : 0) | (cx === rx1 ? qx1 : Q) << 16;
-        out[k + 2] = y;
+        out[k + 1] = (cx === rx0 ? qx0 : 0) | (cx === rx1 ? qx1 : Q) << 8 | y;
       }
     }
     return (rx1 - rx0 + 1) * (ry1 - ry0 + 1);
