@@ -51,10 +51,13 @@ export function checkSignature(secrets: string[], text: string, signature: strin
 
 /**
  * Signatures seen within the stale window, per app. A signature can only be replayed while its
- * timestamp is fresh, so each entry lives until its timestamp leaves the window.
+ * timestamp is fresh, so each entry lives until its timestamp leaves the window. Entries are
+ * also filed by the second they expire, so a sweep drops whole expired seconds instead of
+ * walking every entry (at 10,000 requests a second the window holds millions).
  */
 export class ReplayCache {
   private readonly seen = new Map<string, number>();
+  private readonly byExpiry = new Map<number, string[]>();
   private readonly timer: NodeJS.Timeout;
 
   constructor(sweepMs = 10_000) {
@@ -64,11 +67,15 @@ export class ReplayCache {
 
   /** Records the signature; throws if it was already seen and is still fresh. */
   claim(appKey: string, signature: string, timestampS: number, now = Date.now()): void {
-    const key = appKey + ':' + signature;
-    const until = (timestampS + STALE_AFTER_S) * 1000;
+    // 128 bits of the signature identify it as well as all 256, in half the memory.
+    const key = appKey + ':' + signature.slice(0, 32);
+    const expiryS = timestampS + STALE_AFTER_S;
     const prev = this.seen.get(key);
-    if (prev !== undefined && prev >= now) throw new DwellError('replayed_request', 'this signature was already used; sign each request with a fresh timestamp');
-    this.seen.set(key, until);
+    if (prev !== undefined && prev * 1000 >= now) throw new DwellError('replayed_request', 'this signature was already used; sign each request with a fresh timestamp');
+    this.seen.set(key, expiryS);
+    const bucket = this.byExpiry.get(expiryS);
+    if (bucket) bucket.push(key);
+    else this.byExpiry.set(expiryS, [key]);
   }
 
   get size(): number {
@@ -76,7 +83,12 @@ export class ReplayCache {
   }
 
   sweep(now = Date.now()): void {
-    for (const [key, until] of this.seen) if (until < now) this.seen.delete(key);
+    for (const [expiryS, keys] of this.byExpiry) {
+      if (expiryS * 1000 >= now) continue;
+      // A key claimed again later has a later expiry filed elsewhere: keep it.
+      for (const key of keys) if ((this.seen.get(key) ?? Infinity) <= expiryS) this.seen.delete(key);
+      this.byExpiry.delete(expiryS);
+    }
   }
 
   close(): void {
