@@ -2,9 +2,8 @@
  * The delivery worker thread (started by src/delivery/service.ts): opens the outbox and the app
  * settings from DWELL_DATA_DIR and runs every sender on them until told to stop.
  *
- * Senders: postback today. Bucket export (src/delivery/bucket/**) is started here too: add its
- * factory to SENDERS, `(ctx: WorkerContext) => DeliverySender`. Each sender takes only the
- * entries of apps with its delivery method (the postback dispatcher skips 'bucket' apps).
+ * Senders: postbacks and bucket exports, each a `(ctx: WorkerContext) => DeliverySender` in
+ * SENDERS. Each takes only the entries of apps with its delivery method.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { AppSettings } from '../src/delivery/app-settings.js';

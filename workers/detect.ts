@@ -4,6 +4,7 @@
  * one LMDB environment shared by all workers.
  */
 import { asDwellError } from '../src/errors.js';
+import { log } from '../src/log.js';
 import { parseJson } from '../src/server/json-body.js';
 import { validateDetect } from '../src/schemas/validate-detect.js';
 import { openStore } from '../src/venues/store.js';
@@ -43,7 +44,7 @@ export default function detect(task: DetectTask): DetectOutcome {
     };
   } catch (err) {
     const e = asDwellError(err);
-    if (e.code === 'internal') console.error(JSON.stringify({ level: 'error', msg: 'detection failed', error: String((err as Error)?.stack ?? err) }));
+    if (e.code === 'internal') log.error('detection failed', { error: String((err as Error)?.stack ?? err) });
     return { ok: false, error: e.toJSON().error };
   }
 }
