@@ -26,37 +26,13 @@ import { openRecords } from '../src/venues/records.js';
 import { FORMAT_VERSION, RECORDS, INDEX, META, writeCurrent } from '../src/venues/store-layout.js';
 import { loadStore, openStore, type StoreHandle } from '../src/venues/store.js';
 import type { Venue } from '../src/venues/types.js';
+import { syntheticVenues } from './lib/synthetic-venues.js';
+import { mulberry32 as rng } from './lib/rng.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, dflt: string): string => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
 const say = (msg: string): void => { process.stderr.write(`[bench:detect] ${msg}\n`); };
 
-function rng(seed: number): () => number {
-  return () => { seed = (seed + 0x6d2b79f5) >>> 0; let t = seed; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
-}
-
-function synthetic(n: number, seed = 42): { lat: Float64Array; lon: Float64Array } {
-  const r = rng(seed);
-  const gauss = (): number => Math.sqrt(-2 * Math.log(r() || 1e-12)) * Math.cos(2 * Math.PI * r());
-  const C = 20_000;
-  const cLat = new Float64Array(C), cLon = new Float64Array(C), sigma = new Float64Array(C), cdf = new Float64Array(C);
-  let sum = 0;
-  for (let k = 0; k < C; k++) {
-    cLat[k] = -45 + r() * 105; cLon[k] = -180 + r() * 360;
-    sigma[k] = (2 + 18 / Math.sqrt(k + 1)) / 111.2;
-    cdf[k] = sum += 1 / (k + 1);
-  }
-  const lat = new Float64Array(n), lon = new Float64Array(n);
-  for (let i = 0; i < n; i++) {
-    if (r() < 0.05) { lat[i] = -55 + r() * 125; lon[i] = -180 + r() * 360; continue; }
-    const u = r() * sum;
-    let lo = 0, hi = C - 1;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (cdf[m] < u) lo = m + 1; else hi = m; }
-    lat[i] = Math.max(-89, Math.min(89, cLat[lo] + gauss() * sigma[lo]));
-    lon[i] = ((cLon[lo] + (gauss() * sigma[lo]) / Math.cos((cLat[lo] * Math.PI) / 180) + 540) % 360) - 180;
-  }
-  return { lat, lon };
-}
 
 const TYPES: Array<[string, string, number]> = [
   ['Café', 'Dining and Drinking', 10], ['Restaurant', 'Dining and Drinking', 15], ['Bar', 'Dining and Drinking', 12],
@@ -68,7 +44,7 @@ interface Place { lat: number; lon: number; venue: number }
 
 async function build(root: string, n: number, places: number): Promise<Place[]> {
   say(`generating ${n.toExponential(0)} venues`);
-  const { lat, lon } = synthetic(n);
+  const { lat, lon } = syntheticVenues(n, Float64Array);
   const r = rng(7);
   const pts: Place[] = [];
   for (let q = 0; q < places; q++) {

@@ -19,6 +19,8 @@ import { StoreWriter } from '../src/venues/import/writer.js';
 import { buildIndex } from '../src/venues/spatial-index.js';
 import { loadStore, type StoreHandle } from '../src/venues/store.js';
 import { FORMAT_VERSION, writeCurrent } from '../src/venues/store-layout.js';
+import { syntheticVenues } from './lib/synthetic-venues.js';
+import { mulberry32 as rng } from './lib/rng.js';
 
 const NYC = '/work/shared/data/vd/nyc-venues.jsonl.gz';
 const argv = process.argv.slice(2);
@@ -27,33 +29,6 @@ const say = (msg: string): void => { process.stderr.write(`[bench:venues] ${msg}
 
 interface Row { dataset: string; n: number; records: boolean; build_s: number; ram_b: number; disk_b: number; rss_mb: number; peak_mb: number; load_s: number; ready_s: number; p50_us: number; p99_us: number; mean_hits: number }
 
-function rng(seed: number): () => number {
-  return () => { seed = (seed + 0x6d2b79f5) >>> 0; let t = seed; t = Math.imul(t ^ (t >>> 15), t | 1); t ^= t + Math.imul(t ^ (t >>> 7), t | 61); return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
-}
-
-/** n venues around 20k Zipf-weighted cities (sigma 2–20 km by size) plus 5% uniform background. */
-function synthetic(n: number, seed = 42): { lat: Float32Array; lon: Float32Array } {
-  const r = rng(seed);
-  const gauss = (): number => Math.sqrt(-2 * Math.log(r() || 1e-12)) * Math.cos(2 * Math.PI * r());
-  const C = 20_000;
-  const cLat = new Float64Array(C), cLon = new Float64Array(C), sigma = new Float64Array(C), cdf = new Float64Array(C);
-  let sum = 0;
-  for (let k = 0; k < C; k++) {
-    cLat[k] = -45 + r() * 105; cLon[k] = -180 + r() * 360;
-    sigma[k] = (2 + 18 / Math.sqrt(k + 1)) / 111.2; // degrees
-    cdf[k] = sum += 1 / (k + 1);
-  }
-  const lat = new Float32Array(n), lon = new Float32Array(n);
-  for (let i = 0; i < n; i++) {
-    if (r() < 0.05) { lat[i] = -55 + r() * 125; lon[i] = -180 + r() * 360; continue; }
-    const u = r() * sum;
-    let lo = 0, hi = C - 1;
-    while (lo < hi) { const m = (lo + hi) >> 1; if (cdf[m] < u) lo = m + 1; else hi = m; }
-    lat[i] = Math.max(-89, Math.min(89, cLat[lo] + gauss() * sigma[lo]));
-    lon[i] = ((cLon[lo] + (gauss() * sigma[lo]) / Math.cos((cLat[lo] * Math.PI) / 180) + 540) % 360) - 180;
-  }
-  return { lat, lon };
-}
 
 /** Query points ~30 m from random venues: where devices actually are. */
 function queryPoints(lat: ArrayLike<number>, lon: ArrayLike<number>, n: number, q: number): Float64Array {
@@ -102,7 +77,7 @@ async function dirBytes(dir: string): Promise<number> {
 async function buildSize(n: number, recordsMax: number, root: string): Promise<{ build_s: number; peak_mb: number; disk_b: number; records: boolean }> {
   {
     say(`${n.toExponential(0)}: generating`);
-    const { lat, lon } = synthetic(n);
+    const { lat, lon } = syntheticVenues(n, Float32Array);
     const records = n <= recordsMax;
     const t0 = performance.now();
     const version = 'v-bench';
@@ -133,7 +108,7 @@ async function serveSize(n: number, queries: number, root: string, records: bool
   const h = await loadStore(root);
   const load = (performance.now() - t1) / 1000;
   const rss = process.memoryUsage().rss;
-  const { lat, lon } = synthetic(n); // same seed: query points near the same venues
+  const { lat, lon } = syntheticVenues(n, Float32Array); // same seed: query points near the same venues
   const pts = queryPoints(lat, lon, n, queries);
   say(`${n.toExponential(0)}: loaded in ${load.toFixed(2)} s; querying`);
   return row(`synthetic ${n.toExponential(0)}`, n, records, 0, h, 0, rss, load, await queryInWorker(h, pts, records));
