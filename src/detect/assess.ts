@@ -3,11 +3,12 @@ import type { ApObservation, UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
 import type { Fixes } from './fixes.js';
 import { robustCentre, type Centre } from './center.js';
-import { rank, WEIGHTS, type GpsMemo, type RankedVenue } from './rank.js';
+import { footprint, rank, WEIGHTS, type GpsMemo, type RankedVenue } from './rank.js';
 import type { WifiHeard } from './evidence/wifi.js';
 import { hourOfWeek } from './time.js';
 import { fuse, teachWeight } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
+import { learnFootprints, learnedRadius, type FootprintSample } from './evidence/footprint.js';
 import { kindOf } from './kinds.js';
 
 export interface Assessment {
@@ -47,9 +48,19 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
 }
 
 const kinds: number[] = [], probs: number[] = [];
-/** A confirmed stay teaches the app's kind × hour and dwell tables (learned-priors.ts). */
-export function learnKinds(a: Assessment, confirmed: boolean, users: UserStore, app: string): void {
-  if (!confirmed || !WEIGHTS.learnedPriors || a.ranked.length === 0) return;
+/**
+ * A confirmed stay teaches the app's kind × hour and dwell tables (learned-priors.ts) and the
+ * footprints of its likely venues' types (footprint.ts).
+ */
+export function learnFromStay(a: Assessment, confirmed: boolean, users: UserStore, app: string): void {
+  if (!confirmed || a.ranked.length === 0) return;
+  const samples: FootprintSample[] = [];
+  for (let i = 0; i < a.ranked.length && i < 5; i++) {
+    const { venue: v, distance, probability } = a.ranked[i];
+    samples.push({ typeId: v.type_id, probability, distance, radius: learnedRadius(app, users, v.type_id, footprint(v.radius)) });
+  }
+  learnFootprints(app, users, a.centre.sigma, samples);
+  if (!WEIGHTS.learnedPriors) return;
   kinds.length = 0; probs.length = 0;
   for (let i = 0; i < a.ranked.length && i < 5; i++) { kinds.push(kindOf(a.ranked[i].venue)); probs.push(a.ranked[i].probability); }
   learnPriors(app, users, kinds, probs, a.hourOfWeek, a.dwellS);

@@ -11,6 +11,7 @@ import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
 import { learnedDwellLog, learnedTowLog, type PriorSync } from './evidence/learned-priors.js';
 import { pooledBest, pooledLog, ssidLog, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
+import { learnedRadius, type SparseSync } from './evidence/footprint.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
@@ -42,8 +43,8 @@ export interface RankInput {
   dwellS: number;
   hourOfWeek: number;
   heard: readonly WifiHeard[];
-  /** Where learned kind priors live (absent: the hand tables). */
-  priors?: { app: string; sync: PriorSync };
+  /** Where learned kind priors and footprints live (absent: the hand tables, the store's radius). */
+  priors?: { app: string; sync: PriorSync & SparseSync };
   /** Pooled evidence of joined networks (wifi.ts), parallel to `heard`. */
   pooled?: ReadonlyArray<PooledAp | undefined>;
   /** The user's past stays (records.ts `v`), undefined without a user. */
@@ -95,7 +96,7 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
     // What this stay alone says of the venue (pooled under joined networks): place, hour, length.
-    const radius = footprint(v.radius);
+    const radius = q.priors ? learnedRadius(q.priors.app, q.priors.sync, v.type_id, footprint(v.radius)) : footprint(v.radius);
     let own = W.gps * gpsLogLik(distance, q.sigma, radius);
     if (lp) {
       if (W.timeOfWeek) own += W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek);

@@ -7,7 +7,7 @@ import type { DetectContext } from './index.js';
 import { fixesOf } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
 import { parseStamp } from './time.js';
-import { assess, apsToLearn, learnKinds, looksStationary, type Assessment } from './assess.js';
+import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
 import { buildVisit, transitVisit, visitId, type StayFacts } from './visit.js';
 
 export const userOf = (b: { advertising_id?: string; user_id?: string }): string | null =>
@@ -40,7 +40,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const stay: StayFacts = { id, startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, confirmed,
       lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
     learn.push(...apsToLearn(a, confirmed));
-    learnKinds(a, confirmed, ctx.users, ctx.app.app_key);
+    learnFromStay(a, confirmed, ctx.users, ctx.app.app_key);
     out.push({ item: { event_id: ev.event_id, visit: null as never }, stay, a });
   }
   const times = new Map<string, VisitTimes>();

@@ -1,7 +1,7 @@
 /**
  * Per-user state in LMDB: history and open stays (key ['u', user]) and, per app, access points'
  * learned places (['apx', app, bssid]), pooled stays of joined networks (['pv', app, bssid]) and
- * kind priors (['kp', app]). Worker threads of one process, and processes, share the env;
+ * kind priors (['kp', app]) and sparse learned tables such as footprints (['ks', name, app]). Worker threads of one process, and processes, share the env;
  * every read-modify-write runs inside one write transaction so concurrent requests of the same
  * user neither lose nor duplicate an update.
  */
@@ -31,6 +31,8 @@ export interface UserStore {
   apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
   /** Adds a thread's new kind × hour and dwell counts to the app's stored ones; answers the sum. */
   mergePriors(app: string, pending: Float64Array): Float64Array;
+  /** Adds a thread's new sparse counts to the app's table `name` (['ks', name, app]); answers the sum. */
+  mergeSparse(name: string, app: string, pending: ReadonlyMap<number, number>): Map<number, number>;
   /** Pooled GPS evidence per joined BSSID for this app, in the order asked ('' → undefined). */
   pooledAps(app: string, bssids: readonly string[]): Array<PooledAp | undefined>;
   /** Teaches access points seen at confident visits (for requests without a user). */
@@ -107,6 +109,19 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       let any = false;
       for (let i = 0; i < out.length; i++) { out[i] = (stored?.[i] ?? 0) + pending[i]; if (pending[i] !== 0) any = true; }
       if (any) db.putSync(key, Array.from(out, (x) => Math.round(x * 1000) / 1000));
+      return out;
+    }),
+    mergeSparse: (name, app, pending) => root.transactionSync(() => {
+      const key = ['ks', name, app];
+      // Stored flat, [index, value, index, value, …]: a few hundred types of thousands.
+      const stored = (db.get(key) as number[] | undefined) ?? [];
+      const out = new Map<number, number>();
+      for (let i = 0; i + 1 < stored.length; i += 2) out.set(stored[i], stored[i + 1]);
+      if (pending.size === 0) return out;
+      for (const [k, v] of pending) out.set(k, (out.get(k) ?? 0) + v);
+      const flat: number[] = [];
+      for (const [k, v] of out) flat.push(k, Math.round(v * 1000) / 1000);
+      db.putSync(key, flat);
       return out;
     }),
     apPlaces: (app, bssids) => bssids.map((b) => (b ? (db.get(['apx', app, b]) as ApPlace | undefined) : undefined)),
