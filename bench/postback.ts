@@ -36,6 +36,7 @@ import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { AppRegistry } from '../src/apps/registry.js';
 import { Outbox } from '../src/delivery/outbox.js';
 import { startDelivery } from '../src/delivery/service.js';
+import { newTriggerId } from '../src/delivery/trigger-id.js';
 import { Metrics } from '../src/server/metrics.js';
 import type { Trigger } from '../src/schemas/visit.js';
 
@@ -183,7 +184,7 @@ async function throughputPhase(samples: Trigger[], apps: number): Promise<Throug
       const byApp: Trigger[][] = keys.map(() => []);
       for (let k = i; k < Math.min(opts.backlog, i + 1000); k++) {
         const t = samples[k % samples.length];
-        byApp[k % apps].push({ ...t, data: { ...t.data, id: 'tr_' + randomBytes(12).toString('hex') } });
+        byApp[k % apps].push({ ...t, data: { ...t.data, id: newTriggerId() } });
       }
       await Promise.all(byApp.map((list, a) => outbox.enqueue(keys[a], list)));
     }

@@ -1,12 +1,12 @@
 /** Turns one request's detections into trigger responses (interface 2.6, contract §3). */
-import { randomBytes } from 'node:crypto';
 import type { Trigger } from '../schemas/visit.js';
 import type { DetectOutcome } from '../server/detect-task.js';
+import { newTriggerId } from './trigger-id.js';
 
 /** One trigger per visit, then one per geofence event (with `geofence_event` in place of `visit`). */
 export function triggersOf(appKey: string, requestId: string, out: Extract<DetectOutcome, { ok: true }>, _now: number): Trigger[] {
   const user_info = { ...out.user_info, app_key: appKey };
-  const id = () => 'tr_' + randomBytes(12).toString('hex');
+  const id = () => newTriggerId(); // in creation order: see trigger-id.ts
   const visits: Trigger[] = out.items.map((item) => ({
     data: {
       id: id(),
