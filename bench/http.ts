@@ -25,6 +25,7 @@ import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { atExit, killAll, spawnService, freePort, waitFor200, type Service } from './lib/child.js';
 import { cpuMeter, type CpuReport } from './lib/cpu.js';
+import { threadMeter, type ThreadSplit } from './lib/thread-cpu.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { closedLoop, openLoop, type LoadResult, type Send } from './lib/load.js';
 import { BodyPool, prepareBody, signature } from './lib/signing.js';
@@ -176,7 +177,7 @@ function newPool(url: string, connections: number): Pool {
 // ---------------------------------------------------------------------------------------------
 // Phases
 
-interface Phase { name: string; result: LoadResult; cpu: CpuReport }
+interface Phase { name: string; result: LoadResult; cpu: CpuReport; threads: ThreadSplit }
 interface ServerRun {
   server: 'dwell' | 'floor';
   peaks: Phase[];
@@ -194,12 +195,28 @@ function describe(p: Phase, pid: number | undefined): string {
     `CPU cores: server ${server.toFixed(2)}, client ${p.cpu.self.toFixed(2)}, others ${p.cpu.others.toFixed(2)} of ${p.cpu.cores}`;
 }
 
+/** Detection worker threads of the Dwell child (its default is one per core); the floor has none. */
+const dwellWorkers = Number(process.env.DWELL_WORKERS) || availableParallelism();
+
 async function measure(name: string, svc: Service, run: () => Promise<LoadResult>): Promise<Phase> {
   const meter = cpuMeter({ [svc.name]: svc.proc.pid! });
+  const threads = threadMeter(svc.proc.pid!);
   const result = await run();
-  const phase = { name, result, cpu: meter.end() };
-  log(`[${svc.name}] ${describe(phase, svc.proc.pid)}`);
+  const phase = { name, result, cpu: meter.end(), threads: threads.end(svc.name === 'dwell' ? dwellWorkers : 0) };
+  log(`[${svc.name}] ${describe(phase, svc.proc.pid)}; CPU ms/req by thread: ${threadSplit(phase)}`);
   return phase;
+}
+
+/** Server CPU ms per answered request: main thread, the busiest other threads (the detection workers), the rest. */
+function threadMs(p: Phase): { main: number; workers: number; rest: number } {
+  const n = p.result.ok + p.result.errors || 1;
+  const t = p.threads;
+  return { main: (t.main * 1000) / n, workers: (t.busiest.reduce((a, b) => a + b, 0) * 1000) / n, rest: (t.rest * 1000) / n };
+}
+
+function threadSplit(p: Phase): string {
+  const m = threadMs(p);
+  return `main ${m.main.toFixed(3)}` + (p.threads.busiest.length ? `, workers ${m.workers.toFixed(3)}` : '') + `, other threads ${m.rest.toFixed(3)}`;
 }
 
 async function drive(svc: Service, target: Target, withOpenLoop: boolean, errors: ErrorSamples): Promise<Pick<ServerRun, 'peaks' | 'open'>> {
@@ -352,7 +369,7 @@ async function benchFloor(): Promise<ServerRun> {
 // ---------------------------------------------------------------------------------------------
 // Report
 
-interface PeakFigures { rps: Spread; p50: number; p99: Spread; errors: number; serverCpu: number; clientCpu: number; others: number }
+interface PeakFigures { rps: Spread; p50: number; p99: Spread; errors: number; serverCpu: number; split: string; clientCpu: number; others: number }
 
 function peakFigures(run: ServerRun): PeakFigures {
   const ps = run.peaks;
@@ -362,9 +379,17 @@ function peakFigures(run: ServerRun): PeakFigures {
     p99: spread(ps.map((p) => p.result.latency.p99)),
     errors: ps.reduce((a, p) => a + p.result.errors, 0),
     serverCpu: median(ps.map((p) => Object.values(p.cpu.processes)[0])),
+    split: medianSplit(ps),
     clientCpu: median(ps.map((p) => p.cpu.self)),
     others: median(ps.map((p) => p.cpu.others)),
   };
+}
+
+/** Per-thread CPU ms/req of the phases, each part the median over the phases. */
+function medianSplit(ps: Phase[]): string {
+  const ms = ps.map(threadMs);
+  const part = (k: 'main' | 'workers' | 'rest') => fmtMs(median(ms.map((m) => m[k])));
+  return ps[0].threads.busiest.length ? `${part('main')} / ${part('workers')} / ${part('rest')}` : `${part('main')} / – / ${part('rest')}`;
 }
 
 /** CPU milliseconds the server spent per answered request: comparable even when the machine is shared. */
@@ -382,7 +407,7 @@ function report(runs: ServerRun[]): string {
     rows.push([
       run.server === 'dwell' ? 'Dwell, peak (closed loop)' : 'Floor, peak (closed loop)',
       range(f.rps, fmtInt), fmtMs(f.p50), range(f.p99, fmtMs), String(f.errors),
-      f.serverCpu.toFixed(2), cpuMsPerReq(f.serverCpu, f.rps.median), f.clientCpu.toFixed(2), f.others.toFixed(2),
+      f.serverCpu.toFixed(2), cpuMsPerReq(f.serverCpu, f.rps.median), f.split, f.clientCpu.toFixed(2), f.others.toFixed(2),
     ]);
   }
   if (dwell?.open) {
@@ -390,13 +415,13 @@ function report(runs: ServerRun[]): string {
     rows.push([
       `Dwell, ${Math.round(opts.openFraction * 100)}% of peak (open loop, ${fmtInt(o.result.targetRps ?? NaN)} req/s asked)`,
       fmtInt(o.result.rps), fmtMs(o.result.latency.p50), fmtMs(o.result.latency.p99), String(o.result.errors),
-      Object.values(o.cpu.processes)[0].toFixed(2), cpuMsPerReq(Object.values(o.cpu.processes)[0], o.result.rps), o.cpu.self.toFixed(2), o.cpu.others.toFixed(2),
+      Object.values(o.cpu.processes)[0].toFixed(2), cpuMsPerReq(Object.values(o.cpu.processes)[0], o.result.rps), medianSplit([o]), o.cpu.self.toFixed(2), o.cpu.others.toFixed(2),
     ]);
   }
   const out: string[] = [];
   out.push(markdownTable(
-    ['server / phase', 'req/s (2xx), median (min–max)', 'p50 ms', 'p99 ms, median (min–max)', 'errors', 'server CPU', 'server CPU ms/req', 'client CPU', 'other CPU'],
-    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ['server / phase', 'req/s (2xx), median (min–max)', 'p50 ms', 'p99 ms, median (min–max)', 'errors', 'server CPU', 'server CPU ms/req', 'of which main / workers / other threads', 'client CPU', 'other CPU'],
+    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   ));
   out.push('');
 
@@ -430,7 +455,9 @@ function report(runs: ServerRun[]): string {
     `open loop ${opts.durationS} s, latency from the scheduled send time. Bodies: ${bodies.size} distinct gzip structured requests ` +
     `(${(bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip, ${(bodies.meanJsonBytes / 1024).toFixed(1)} KiB JSON, 3 events × 10 fixes, Wi-Fi scans of 5–10), ` +
     `every request signed with a fresh timestamp and a unique signature. CPU columns: cores' worth used over the phase (server = the child process, ` +
-    `all threads; other = the rest of the machine, e.g. other work running at the same time); server CPU ms/req = server CPU ÷ req/s.`);
+    `all threads; other = the rest of the machine, e.g. other work running at the same time); server CPU ms/req = server CPU ÷ req/s; ` +
+    `split by thread (/proc/<pid>/task): main = the event-loop thread, workers = the ${dwellWorkers} busiest other threads (the detection workers), ` +
+    `other threads = the rest (GC helpers, libuv pool, delivery).`);
   for (const run of runs) {
     if (run.smoke) out.push(`${run.server} smoke request: ${run.smoke}`);
     for (const [k, e] of run.errors) out.push(`${run.server} errors ${k}: ${e.count} (first: ${e.example})`);
