@@ -1,10 +1,13 @@
 /**
- * The Piscina task: parse, validate and detect. Everything CPU-bound in a request happens here,
- * off the HTTP thread. The venue store is opened in place from the shared index; user state is
- * one LMDB environment shared by all workers.
+ * The Piscina task: inflate, parse, validate and detect, and for a synchronous app the answer
+ * serialised. Everything CPU-bound in a request happens here, off the HTTP thread. The venue
+ * store is opened in place from the shared index; user state is one LMDB environment shared by
+ * all workers.
  */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { asDwellError } from '../src/errors.js';
 import { log } from '../src/log.js';
+import { inflateSync } from '../src/server/body.js';
 import { parseJson } from '../src/server/json-body.js';
 import { validateDetect } from '../src/schemas/validate-detect.js';
 import { openStore } from '../src/venues/store.js';
@@ -14,15 +17,27 @@ import { openUserStore } from '../src/users/store.js';
 import { geofenceEvents } from '../src/geofences/worker.js';
 import type { Fix } from '../src/geofences/events.js';
 import type { Signal } from '../src/schemas/detect-request.js';
-import type { DetectOutcome, DetectTask } from '../src/server/detect-task.js';
+import type { SyncItem, SyncResponse } from '../src/schemas/visit.js';
+import type { DetectOutcome, DetectResult, DetectTask, Tally } from '../src/server/detect-task.js';
 
 // Load the offline place database while the pool starts, not inside the first request.
 estimateAddress(0, 0);
 const userStores = new Map<string, ReturnType<typeof openUserStore>>();
 
-export default function detect(task: DetectTask): DetectOutcome {
+const utf8 = new TextEncoder();
+
+export default function detect(task: DetectTask): DetectResult {
+  const out = outcome(task);
+  if (!out.ok || !task.sync) return out;
+  const answer: SyncResponse = { data: out.items, geofence_events: out.geofence_events, result: 'SUCCESS' };
+  const response = utf8.encode(JSON.stringify(answer));
+  // Piscina moves the bytes (transfer list) instead of cloning them; the caller sees the value.
+  return move({ [transferableSymbol]: [response.buffer], [valueSymbol]: { ok: true, kind: out.kind, tally: out.tally, response } }) as unknown as DetectResult;
+}
+
+function outcome(task: DetectTask): DetectOutcome {
   try {
-    const body = parseJson(task.body);
+    const body = parseJson(task.gzip ? inflateSync(task.body) : task.body);
     const valid = validateDetect(body, task.now);
     let users = userStores.get(task.dataDir);
     // noSync: a commit still survives a crash of this process (it is in the OS page cache); only
@@ -37,6 +52,7 @@ export default function detect(task: DetectTask): DetectOutcome {
     return {
       ok: true,
       kind: valid.kind,
+      tally: tally(items),
       request_id: b.request_id ?? null,
       user_info: { user_id: b.user_id ?? null, device_id: b.advertising_id ?? null, custom_data: (b.custom_data as Record<string, unknown>) ?? null },
       items,
@@ -49,6 +65,12 @@ export default function detect(task: DetectTask): DetectOutcome {
   }
 }
 
+
+function tally(items: SyncItem[]): Tally {
+  const t: Tally = { venue: 0, transit: 0, no_venue: 0 };
+  for (const { visit } of items) t[visit.place_id ? 'venue' : visit.event_type === 'transit' ? 'transit' : 'no_venue']++;
+  return t;
+}
 
 /** Located signals in time order: geofence presence is a walk through the user's positions. */
 function fixesOf(signals: Signal[]): Fix[] {

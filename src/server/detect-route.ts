@@ -1,14 +1,14 @@
 /**
- * POST /v1/detect (contract §2): the signed body is inflated, handed to a detection worker, and
- * answered synchronously, or queued durably for postback or bucket delivery before the 202.
+ * POST /v1/detect (contract §2): the signed body is handed as sent to a detection worker (which
+ * inflates it), and answered synchronously with the bytes the worker wrote, or queued durably
+ * for postback or bucket delivery before the 202.
  */
 import { randomUUID } from 'node:crypto';
 import { DwellError } from '../errors.js';
 import type { AppRecord } from '../schemas/app.js';
-import type { SyncResponse } from '../schemas/visit.js';
 import type { StoreHandle } from '../venues/store.js';
 import type { RawBody } from './body.js';
-import { plainBytes } from './json-body.js';
+import { isGzip } from './json-body.js';
 import type { DetectPool } from './pool.js';
 import type { Exchange, Reply } from './reply.js';
 import type { Metrics } from './metrics.js';
@@ -26,23 +26,23 @@ export interface DetectDeps {
 export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppRecord, raw: RawBody): Promise<Reply> {
   const store = deps.store();
   if (!store) throw new DwellError('unavailable', 'the venue store is still loading', undefined, 2);
-  const json = await plainBytes(ex, raw);
   const now = Date.now();
+  const sync = app.delivery.method === 'sync';
   const out = await deps.pool.run({
-    body: json,
+    body: raw.bytes,
+    gzip: isGzip(ex),
+    sync,
     app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
     store,
     dataDir: deps.dataDir,
     now,
   });
   if (!out.ok) throw DwellError.fromJSON(out.error);
-  for (const item of out.items) {
-    deps.metrics.detections.inc({ kind: out.kind, outcome: item.visit.place_id ? 'venue' : item.visit.event_type === 'transit' ? 'transit' : 'no_venue' });
+  for (const outcome of ['venue', 'transit', 'no_venue'] as const) {
+    if (out.tally[outcome]) deps.metrics.detections.inc({ kind: out.kind, outcome }, out.tally[outcome]);
   }
-  if (app.delivery.method === 'sync') {
-    const body: SyncResponse = { data: out.items, geofence_events: out.geofence_events, result: 'SUCCESS' };
-    return { status: 200, body };
-  }
+  // The worker answered a synchronous app with the response already serialised.
+  if ('response' in out) return { status: 200, body: out.response };
   const requestId = out.request_id ?? randomUUID();
   await deps.outbox.enqueue(app.app_key, triggersOf(app.app_key, requestId, out, now));
   return { status: 202, body: { result: 'SUCCESS', request_id: requestId } };

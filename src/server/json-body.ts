@@ -19,9 +19,12 @@ export function checkMediaType(ex: Exchange): void {
   }
 }
 
+/** The body says it is gzip (after checkMediaType accepted its encoding). */
+export const isGzip = (ex: Exchange): boolean => ex.header('content-encoding').trim().toLowerCase() === 'gzip';
+
 /** The body as sent, inflated when it says it is gzip (after checkMediaType accepted it). */
 export function plainBytes(ex: Exchange, raw: RawBody): Promise<Buffer> | Buffer {
-  return ex.header('content-encoding').trim().toLowerCase() === 'gzip' ? inflate(raw.bytes) : raw.bytes;
+  return isGzip(ex) ? inflate(raw.bytes) : raw.bytes;
 }
 
 export function parseJson(bytes: Uint8Array): unknown {

@@ -1,7 +1,7 @@
 /** The Piscina pool of detection workers. */
 import { Piscina } from 'piscina';
 import { DwellError } from '../errors.js';
-import type { DetectOutcome, DetectTask } from './detect-task.js';
+import type { DetectResult, DetectTask } from './detect-task.js';
 
 export class DetectPool {
   private readonly pool: Piscina;
@@ -19,12 +19,12 @@ export class DetectPool {
     return this.pool.queueSize;
   }
 
-  async run(task: DetectTask): Promise<DetectOutcome> {
+  async run(task: DetectTask): Promise<DetectResult> {
     if (this.pool.queueSize >= this.maxQueue) {
       throw new DwellError('unavailable', 'detection is saturated; retry shortly', undefined, 1);
     }
     const body = task.body;
-    // Move the inflated bytes when they own their buffer outright; copying 16 MiB would cost more than the move.
+    // Move the body when it owns its buffer outright (readBody makes sure it does); cloning copies the whole buffer.
     const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer] : [];
     return this.pool.run(task, { transferList: transfer as ArrayBuffer[] });
   }

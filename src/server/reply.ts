@@ -14,6 +14,7 @@ const STATUS_TEXT: Record<number, string> = {
   503: '503 Service Unavailable',
 };
 
+/** `body` is serialised as JSON, except a string with its own contentType or bytes (JSON already encoded). */
 export interface Reply { status: number; body: unknown; contentType?: string; headers?: Record<string, string> }
 
 /** One request's state, copied out of the stack-allocated HttpRequest. */
@@ -49,7 +50,7 @@ export class Exchange {
 
   send(r: Reply, closeConnection = false): void {
     if (this.aborted || this.done) return;
-    const body = typeof r.body === 'string' && r.contentType ? r.body : JSON.stringify(r.body);
+    const body = r.body instanceof Uint8Array || (typeof r.body === 'string' && r.contentType) ? r.body as Uint8Array | string : JSON.stringify(r.body);
     this.res.cork(() => {
       this.res.writeStatus(STATUS_TEXT[r.status] ?? String(r.status));
       this.res.writeHeader('Content-Type', r.contentType ?? 'application/json');

@@ -1,0 +1,90 @@
+/**
+ * Where a detection request's CPU goes, without HTTP: the bodies of `bench:http` (same seed, same
+ * recipe) run through the pieces of the request one after the other in this thread, against the
+ * bundled Monaco store and a fresh user store, and the whole Piscina task function as the workers
+ * run it. Each figure is CPU time of this process per request (process.cpuUsage: this thread does
+ * all the work, LMDB has no background threads here); each is measured over `--rounds` passes
+ * and the median and range are shown.
+ *
+ *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--seed N] [--venues DIR] [--stage K]
+ *
+ * Rows are cumulative stages (inflate, + parse, + validate, the task, the task's answer posted as
+ * Piscina would): the differences are what each step adds. To see the task by function, run
+ * one stage (`--stage 4`, 1-based) under `node --cpu-prof`. The user store is fed in request order, so history grows as in the HTTP
+ * bench (500 users, a day's requests each).
+ */
+import { gunzipSync } from 'node:zlib';
+import { transferableSymbol, valueSymbol } from 'piscina';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { loadStore } from '../src/venues/store.js';
+import { parseJson } from '../src/server/json-body.js';
+import { validateDetect } from '../src/schemas/validate-detect.js';
+import type { DetectTask } from '../src/server/detect-task.js';
+import { structuredRequest } from './lib/detect-requests.js';
+import { prepareBody } from './lib/signing.js';
+import { median } from './lib/stats.js';
+
+const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+const { values: argv } = parseArgs({
+  options: {
+    bodies: { type: 'string', default: '2000' },
+    rounds: { type: 'string', default: '3' },
+    seed: { type: 'string', default: '1' },
+    venues: { type: 'string', default: path.join(ROOT, 'data/monaco') },
+    stage: { type: 'string' },
+  },
+});
+const nBodies = Number(argv.bodies), rounds = Number(argv.rounds), seed = Number(argv.seed);
+
+const gz = Array.from({ length: nBodies }, (_, i) => prepareBody(structuredRequest(seed, i)).gz);
+const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-task-'));
+process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
+const store = await loadStore(path.resolve(argv.venues!));
+// Imported after the store so the worker module's start-up (gazetteer load) is outside the figures.
+const detect = (await import('../workers/detect.js')).default as (t: DetectTask) => unknown;
+
+const app = { app_key: 'ak_bench', confirm_dwell_s: 300 };
+/** A different `now` per pass, so a replayed body is a new request for stream state. */
+let now = Date.now();
+/** As the HTTP shell sends it: the gzip bytes as sent, a synchronous app. */
+const task = (i: number): DetectTask => ({ body: gz[i], gzip: true, sync: true, app, store, dataDir, now });
+/** What postMessage would do with the task's answer: the value cloned, its listed buffers moved. */
+function posted(r: unknown): unknown {
+  const moved = r as Record<symbol, unknown>;
+  if (!(valueSymbol in moved)) return structuredClone(r);
+  return structuredClone(moved[valueSymbol], { transfer: moved[transferableSymbol] as ArrayBuffer[] });
+}
+
+let sink = 0;
+const stages: Array<[string, (i: number) => void]> = [
+  ['inflate (gunzip)', (i) => { sink += gunzipSync(gz[i]).length; }],
+  ['+ strict UTF-8 + JSON.parse', (i) => { sink += (parseJson(gunzipSync(gz[i])) as object) ? 1 : 0; }],
+  ['+ validation', (i) => { sink += validateDetect(parseJson(gunzipSync(gz[i])), now).kind.length; }],
+  ['whole task (inflate to serialised answer)', (i) => { sink += detect(task(i)) ? 1 : 0; }],
+  ['whole task + its answer posted (cloned, bytes moved)', (i) => { sink += posted(detect(task(i))) ? 1 : 0; }],
+];
+
+/** CPU ms per request over one pass of every body. */
+function pass(fn: (i: number) => void): number {
+  const c0 = process.cpuUsage();
+  for (let i = 0; i < gz.length; i++) fn(i);
+  const c = process.cpuUsage(c0);
+  now += 86_400_000;
+  return (c.user + c.system) / 1000 / gz.length;
+}
+
+if (argv.stage) stages.splice(0, stages.length, stages[Number(argv.stage) - 1]);
+// Warm-up: every stage once, so the JIT and the caches (venue records, addresses) are in steady state.
+for (const [, fn] of stages) pass(fn);
+const rows: string[] = [];
+for (const [name, fn] of stages) {
+  const xs = Array.from({ length: rounds }, () => pass(fn));
+  rows.push(`| ${name} | ${median(xs).toFixed(3)} | ${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)} |`);
+}
+console.log(`\n${gz.length} bodies × ${rounds} passes, CPU ms per request (this thread)\n\n| stage | median | range |\n|---|---:|---:|\n${rows.join('\n')}`);
+if (sink === -1) console.log(sink);
+process.exit(0);
