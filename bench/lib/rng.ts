@@ -22,7 +22,10 @@ export interface Rng {
   pick<T>(items: readonly T[]): T;
   /** true with probability p */
   chance(p: number): boolean;
-  /** approximately normal, mean 0, standard deviation 1 (sum of uniforms) */
+  /**
+   * Approximately normal, mean 0, standard deviation √0.5 ≈ 0.71 (six uniforms summed, minus 3).
+   * Not 1: the workloads' spreads were set with this scale, so it stays as it is.
+   */
   gauss(): number;
 }
 
