@@ -1,0 +1,111 @@
+/**
+ * What a vdsim request set allows any ranking to reach (docs/ranking.md "Ceilings"):
+ *
+ *   node dist/bench/ceilings.js position --venues V.jsonl.gz --requests DIR --out DIR2 [--noise 5]
+ *     writes a copy of DIR whose visit fixes stand at the true venue (one offset on the kind's
+ *     footprint disc per event, plus `noise` m of Gaussian error per fix): run
+ *     accuracy-offline.js on DIR2 for the score of a phone that knows where it stands.
+ *   node dist/bench/ceilings.js twins --venues V.jsonl.gz --requests DIR [--results FILE]
+ *     counts scored events whose venue has a twin (same name and category within 10 m), which no
+ *     signal can tell apart, and with a results file, the top1 on and off them.
+ */
+import fs from 'node:fs';
+import zlib from 'node:zlib';
+import path from 'node:path';
+import { rng } from './lib/rng.js';
+
+interface Venue { id: string; name?: string; category?: string; lat: number; lon: number }
+interface Truth { request_id: string; event_id: string; type: string; venue_id: string; kind: string; scored: boolean }
+
+const opts: Record<string, string> = {};
+const [cmd, ...rest] = process.argv.slice(2);
+for (let i = 0; i < rest.length; i += 2) opts[rest[i].replace(/^--/, '')] = rest[i + 1];
+if (!['position', 'twins'].includes(cmd) || !opts.venues || !opts.requests || (cmd === 'position' && !opts.out)) {
+  console.error('usage: ceilings position|twins --venues V --requests DIR [--out DIR2] [--noise m] [--results FILE]');
+  process.exit(2);
+}
+
+const lines = (file: string): string[] => {
+  const raw = fs.readFileSync(file);
+  return (file.endsWith('.gz') ? zlib.gunzipSync(raw) : raw).toString('utf8').split('\n').filter((l) => l.trim());
+};
+const venues = new Map<string, Venue>();
+for (const l of lines(opts.venues)) { const v = JSON.parse(l) as Venue; venues.set(v.id, v); }
+const truth = new Map<string, Truth>();
+for (const l of lines(path.join(opts.requests, 'truth.jsonl'))) {
+  const t = JSON.parse(l) as Truth;
+  if (t.type === 'visit') truth.set(`${t.request_id}/${t.event_id}`, t);
+}
+const metres = (a: Venue, b: Venue): number => {
+  const x = (b.lon - a.lon) * Math.cos(((a.lat + b.lat) / 2) * Math.PI / 180) * 111_320, y = (b.lat - a.lat) * 110_540;
+  return Math.hypot(x, y);
+};
+
+if (cmd === 'position') positionOracle(); else twins();
+
+/** The simulator's footprint radius per kind (vdsim README: "8 m for a café to 300 m for an airport"). */
+function positionOracle(): void {
+  const R: Record<string, number> = { home: 15, lodging: 30, work: 30, school: 40, quick: 8, night: 12, meal: 12, active: 25,
+    airport: 300, transit: 40, outdoor: 60, shop: 15, culture: 40, medical: 30, other: 15 };
+  const noise = Number(opts.noise ?? 5);
+  const r = rng(1);
+  const gauss = () => Math.sqrt(-2 * Math.log(1 - r.next())) * Math.cos(2 * Math.PI * r.next());
+  fs.mkdirSync(opts.out, { recursive: true });
+  for (const f of ['truth.jsonl', 'meta.json']) fs.copyFileSync(path.join(opts.requests, f), path.join(opts.out, f));
+  const out: string[] = [];
+  for (const l of lines(path.join(opts.requests, 'requests.jsonl'))) {
+    const req = JSON.parse(l);
+    for (const e of req.body.events ?? []) {
+      const t = truth.get(`${req.body.request_id}/${e.event_id}`);
+      const v = t && venues.get(t.venue_id);
+      if (!t || !v) continue;
+      const rr = (R[t.kind] ?? 15) * Math.sqrt(r.next()), a = 2 * Math.PI * r.next();
+      for (const s of e.data) {
+        const dx = rr * Math.cos(a) + gauss() * noise, dy = rr * Math.sin(a) + gauss() * noise;
+        s.location.lat = v.lat + dy / 110_540;
+        s.location.long = v.lon + dx / (111_320 * Math.cos(v.lat * Math.PI / 180));
+        s.location.accuracy = Math.max(3, 1.5 * noise);
+      }
+    }
+    out.push(JSON.stringify(req));
+  }
+  fs.writeFileSync(path.join(opts.out, 'requests.jsonl'), out.join('\n') + '\n');
+  console.log(JSON.stringify({ wrote: opts.out, requests: out.length, noise_m: noise }));
+}
+
+function twins(): void {
+  // Grid of ~100 m cells so the pairing stays linear in the venue count.
+  const cells = new Map<string, Venue[]>();
+  const key = (v: Venue, dy = 0, dx = 0) => `${Math.floor(v.lat / 0.001) + dy}:${Math.floor(v.lon / 0.001) + dx}`;
+  for (const v of venues.values()) { const k = key(v); if (!cells.has(k)) cells.set(k, []); cells.get(k)!.push(v); }
+  const twinsOf = new Map<string, Set<string>>();
+  for (const a of venues.values()) {
+    if (!a.name) continue;
+    for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) for (const b of cells.get(key(a, dy, dx)) ?? []) {
+      if (b !== a && b.name === a.name && b.category === a.category && metres(a, b) < 10) {
+        if (!twinsOf.has(a.id)) twinsOf.set(a.id, new Set());
+        twinsOf.get(a.id)!.add(b.id);
+      }
+    }
+  }
+  let scored = 0, withTwin = 0;
+  for (const t of truth.values()) if (t.scored) { scored++; if (twinsOf.has(t.venue_id)) withTwin++; }
+  const report: Record<string, number> = { venues: venues.size, venues_with_twin: twinsOf.size, scored_events: scored,
+    twin_events: withTwin, twin_share: withTwin / scored, top1_ceiling: 1 - withTwin / scored / 2 };
+  if (opts.results) {
+    let n = 0, hit = 0, tw = 0, twHit = 0, twEither = 0;
+    for (const l of lines(opts.results)) {
+      const r = JSON.parse(l);
+      for (const d of r.response?.data ?? []) {
+        const t = truth.get(`${r.request_id}/${d.event_id}`);
+        if (!t || !t.scored) continue;
+        const top = d.visit?.place?.venues?.[0]?.id;
+        n++; if (top === t.venue_id) hit++;
+        const twin = twinsOf.get(t.venue_id);
+        if (twin) { tw++; if (top === t.venue_id) twHit++; if (top === t.venue_id || twin.has(top)) twEither++; }
+      }
+    }
+    Object.assign(report, { top1: hit / n, top1_twin_events: twHit / tw, top1_twin_either: twEither / tw, top1_other_events: (hit - twHit) / (n - tw) });
+  }
+  console.log(JSON.stringify(report));
+}
