@@ -8,23 +8,44 @@ import type { Address } from './types.js';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
 
+// Intl.DisplayNames.of costs microseconds a call, and detection asks for a few countries over and over.
+const countryNames = new Map<string, string>();
+
 /** ISO 3166-1 alpha-2 → English name; anything else is returned as given. */
 export function countryName(code: string): string {
-  if (!/^[A-Za-z]{2}$/.test(code)) return code;
-  try { return regionNames.of(code.toUpperCase()) ?? code; } catch { return code; }
+  let name = countryNames.get(code);
+  if (name === undefined) {
+    if (!/^[A-Za-z]{2}$/.test(code)) return code;
+    try { name = regionNames.of(code.toUpperCase()) ?? code; } catch { name = code; }
+    if (countryNames.size >= 1000) countryNames.clear();
+    countryNames.set(code, name);
+  }
+  return name;
 }
+
+// Detection estimates an address for every visit: the answer depends only on the point's cell
+// (placeAt), so it is kept per cell beside the place, and handed out as a copy.
+const estimates = new Map<number, Address>();
 
 /** City, state and country for an arbitrary point (empty when no place is within 50 km). */
 export function estimateAddress(lat: number, lon: number): Address {
-  return completeAddress({}, lat, lon);
+  const key = cellKey(lat, lon);
+  let a = estimates.get(key);
+  if (a === undefined) {
+    a = completeAddress({}, lat, lon);
+    if (estimates.size >= 200_000) estimates.clear();
+    estimates.set(key, a);
+  }
+  return { ...a };
 }
 
 // Venues cluster, so neighbours share a ~100 m cell's answer (small enough not to blur borders); bounded so a planet import stays small.
 const cache = new Map<number, Place | null>();
+const cellKey = (lat: number, lon: number): number => Math.round((lat + 90) * 1000) * 400_000 + Math.round((lon + 180) * 1000);
 
 /** The gazetteer place of a point, searched within its country (from country-coder's borders). */
 export function placeAt(lat: number, lon: number): Place | undefined {
-  const key = Math.round((lat + 90) * 1000) * 400_000 + Math.round((lon + 180) * 1000);
+  const key = cellKey(lat, lon);
   let p = cache.get(key);
   if (p === undefined) {
     const cc = iso1A2Code([lon, lat]) ?? undefined;
