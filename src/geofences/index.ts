@@ -4,41 +4,45 @@
  *   fence known at the last full rebuild, which also compacts the slots into spatial order;
  * - mid: a grid over fences added since, rebuilt each time the buffer fills;
  * - buffer: up to BUFFER_MAX fresh fences, scanned linearly.
- * An update or delete kills the old slot (a tombstone); the full rebuild runs when mid outgrows
- * 1/16 of the fences or tombstones outnumber the live ones, so an insert costs amortised
- * O(mid/BUFFER_MAX + log n) and a query searches two grids and at most 256 boxes.
+ * An update or delete kills the old slot (a tombstone, also marked in its grid's entries); the full
+ * rebuild runs when mid outgrows 1/16 of the fences or tombstones outnumber the live ones, so an
+ * insert costs amortised O(mid/BUFFER_MAX + log n) and a query searches two grids and at most 256
+ * boxes. The grids test circles themselves from their cell entries (grid.ts); polygons, near-
+ * boundary cases and the Flatbush's and buffer's candidates get the exact test here, on the record.
  * Slot data live in typed arrays (slots.ts): a query allocates nothing.
  */
 import { M_PER_DEG, wrapDelta, type Shape } from './geometry.js';
-import { cellSize, GridTier } from './grid.js';
-import { EDGE_EPSILON_M, INSIDE, lonNear, polygonSignedDistance, STRADDLE } from './match.js';
+import { cellSize, GridTier, type Probe } from './grid.js';
+import { cosMean, EDGE_EPSILON_M, INSIDE, lonNear, polygonSignedDistance, STRADDLE } from './match.js';
 import { A, B, C, EXPIRES, Slots, spatialOrder, STRIDE } from './slots.js';
+
+export { cosMean } from './match.js';
 
 const BUFFER_MAX = 256;
 const MID_MIN = 4096;
-const RAD = Math.PI / 180, HALF_RAD = Math.PI / 360;
-const INV6 = 1 / 6, INV12 = 1 / 12, INV20 = 1 / 20, INV30 = 1 / 30, INV42 = 1 / 42;
+const RAD = Math.PI / 180;
 
-export class FenceIndex {
+export class FenceIndex implements Probe {
   private readonly s = new Slots();
   private bulk: GridTier | null = null;
   private mid: GridTier | null = null;
   private buffer: number[] = [];
+  /** Slots below `bulkEnd` are in the bulk grid; from there to `midEnd`, in mid; then the buffer. */
+  private bulkEnd = 0;
+  private midEnd = 0;
 
-  private qLat = 0; private qLon = 0; private qAcc = 0; private qNow = 0;
-  private qCos = 1; private qSin = 0; private qKx = M_PER_DEG;
-  /** Per slot, the last query that tested it: only read when a fence may come twice (see dedupe). */
+  /** The current query (Probe). */
+  qLat = 0; qLon = 0; qAcc = 0; qNow = 0; qCos = 1; qSin = 0; qKx = M_PER_DEG;
+  /** Per slot, the last query that reported it: only read when a query looks around the antimeridian. */
   private seen = new Uint32Array(0);
   private stamp = 0;
   /** The hits of the last query: slots and their classes (INSIDE or STRADDLE). */
   hitSlots = new Int32Array(64);
   hitClass = new Int8Array(64);
   hitCount = 0;
-  /** Candidates of the current query, from the tiers' prefilters (grid.ts Candidates). */
+  /** Candidates of the current query for the exact test: the Flatbush's and the buffer's. */
   buf = new Int32Array(256);
   n = 0;
-  /** A tier read more than one cell, so a fence may be a candidate twice. */
-  multi = false;
 
   get size(): number { return this.s.live; }
   /** Tier sizes, for metrics and the benchmark. */
@@ -54,7 +58,7 @@ export class FenceIndex {
   /** Bulk loading: add every fence, then `rebuild()` once. */
   add(id: string, shape: Shape, expiresMs: number): number {
     const old = this.s.slotOf.get(id);
-    if (old !== undefined) this.s.kill(old);
+    if (old !== undefined) this.kill(old);
     return this.s.append(id, shape, expiresMs);
   }
 
@@ -66,7 +70,7 @@ export class FenceIndex {
   remove(id: string): boolean {
     const s = this.s.slotOf.get(id);
     if (s === undefined) return false;
-    this.s.kill(s);
+    this.kill(s);
     if (this.s.dead > Math.max(MID_MIN, this.s.live)) this.rebuild();
     return true;
   }
@@ -81,16 +85,17 @@ export class FenceIndex {
     this.qCos = cos; this.qSin = Math.sin(lat * RAD); this.qKx = cos * M_PER_DEG;
     this.hitCount = 0;
     this.n = 0;
-    this.multi = false;
     const dLat = accuracy / M_PER_DEG;
     const dLon = cos > 1e-6 ? Math.min(180, dLat / cos) : 180;
     const x0 = lon - dLon, x1 = lon + dLon, y0 = lat - dLat, y1 = lat + dLat;
     this.search(x0, y0, x1, y1);
     // Boxes live in [-180, 540): look again one turn east where a box reaches, and one west where
     // the accuracy circle crosses 180. A fence met in two turns comes twice.
-    if (x0 + 360 <= this.s.east) { this.multi = true; this.search(x0 + 360, y0, x1 + 360, y1); }
-    if (x1 > 180) { this.multi = true; this.search(x0 - 360, y0, x1 - 360, y1); }
-    this.testCandidates();
+    let turns = false;
+    if (x0 + 360 <= this.s.east) { turns = true; this.search(x0 + 360, y0, x1 + 360, y1); }
+    if (x1 > 180) { turns = true; this.search(x0 - 360, y0, x1 - 360, y1); }
+    for (let i = 0; i < this.n; i++) this.exact(this.buf[i]);
+    if (turns) this.dedupeHits();
     return this.hitCount;
   }
 
@@ -101,18 +106,10 @@ export class FenceIndex {
     this.s.compact(spatialOrder(this.s, cell));
     const n = this.s.n, all = new Uint32Array(n);
     for (let i = 0; i < n; i++) all[i] = i;
-    this.bulk = n > 0 ? new GridTier(all, this.s.box, cell) : null;
+    this.bulk = n > 0 ? new GridTier(all, this.s, cell) : null;
     this.mid = null;
     this.buffer = [];
-  }
-
-  private search(x0: number, y0: number, x1: number, y1: number): void {
-    this.bulk?.search(x0, y0, x1, y1, this);
-    this.mid?.search(x0, y0, x1, y1, this);
-    const b = this.s.box;
-    for (const s of this.buffer) {
-      if (b[4 * s] <= x1 && b[4 * s + 2] >= x0 && b[4 * s + 1] <= y1 && b[4 * s + 3] >= y0) this.reserve(1)[this.n++] = s;
-    }
+    this.bulkEnd = this.midEnd = n;
   }
 
   /** Room for `k` more candidates. */
@@ -125,36 +122,21 @@ export class FenceIndex {
     return this.buf;
   }
 
-  /**
-   * The candidates' records are scattered over memory. Loading one word of each first, in a loop
-   * whose loads depend on nothing, lets the CPU fetch them all at once (JavaScript has no prefetch);
-   * the exact tests after it, full of branches that would serialise the misses, then hit the cache.
-   */
-  private testCandidates(): void {
-    const r = this.s.rec, cand = this.buf, n = this.n;
-    let touch = 0;
-    for (let i = 0; i < n; i++) touch += r[cand[i] * STRIDE + A];
-    if (touch !== touch) return; // never (A is a finite latitude or vertex number); keeps the loop
-    if (!this.multi) {
-      for (let i = 0; i < n; i++) this.test(cand[i]);
-      return;
-    }
-    if (this.seen.length < this.s.n) this.seen = new Uint32Array(this.s.rec.length / STRIDE);
-    if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
-    for (let i = 0; i < n; i++) {
-      const s = cand[i];
-      if (this.seen[s] === this.stamp) continue;
-      this.seen[s] = this.stamp;
-      this.test(s);
-    }
+  /** Room for `k` more hits. */
+  roomForHits(k: number): void {
+    if (this.hitCount + k <= this.hitSlots.length) return;
+    const cap = 2 * (this.hitCount + k);
+    const slots = new Int32Array(cap), cls = new Int8Array(cap);
+    slots.set(this.hitSlots.subarray(0, this.hitCount)); cls.set(this.hitClass.subarray(0, this.hitCount));
+    this.hitSlots = slots; this.hitClass = cls;
   }
 
   /**
-   * The exact test of one slot against the current query. The same
-   * arithmetic as match.ts (circleSignedDistance, polygonSignedDistance, classify), with the
-   * per-query trigonometry hoisted out of the loop.
+   * The exact test of one slot against the current query. The same arithmetic as match.ts
+   * (circleSignedDistance, polygonSignedDistance, classify), with the per-query trigonometry
+   * hoisted out of the loop.
    */
-  private test(s: number): void {
+  exact(s: number): void {
     const r = this.s.rec, o = s * STRIDE;
     if (r[o + EXPIRES] <= this.qNow) return; // expired, or killed (-Infinity)
     let d: number;
@@ -170,34 +152,48 @@ export class FenceIndex {
     if (Math.abs(d) <= EDGE_EPSILON_M) d = 0;
     const acc = this.qAcc;
     if (d > acc) return;
-    if (this.hitCount === this.hitSlots.length) this.growHits();
+    this.roomForHits(1);
     this.hitSlots[this.hitCount] = s;
     this.hitClass[this.hitCount++] = d <= -acc ? INSIDE : STRADDLE;
+  }
+
+  private search(x0: number, y0: number, x1: number, y1: number): void {
+    this.bulk?.search(x0, y0, x1, y1, this);
+    this.mid?.search(x0, y0, x1, y1, this);
+    const b = this.s.box;
+    for (const s of this.buffer) {
+      if (b[4 * s] <= x1 && b[4 * s + 2] >= x0 && b[4 * s + 1] <= y1 && b[4 * s + 3] >= y0) this.reserve(1)[this.n++] = s;
+    }
+  }
+
+  /** A fence met in two turns of longitude is reported twice: keep the first. */
+  private dedupeHits(): void {
+    if (this.seen.length < this.s.n) this.seen = new Uint32Array(this.s.rec.length / STRIDE);
+    if (++this.stamp === 0xffffffff) { this.seen.fill(0); this.stamp = 1; }
+    let w = 0;
+    for (let i = 0; i < this.hitCount; i++) {
+      const s = this.hitSlots[i];
+      if (this.seen[s] === this.stamp) continue;
+      this.seen[s] = this.stamp;
+      this.hitSlots[w] = s;
+      this.hitClass[w++] = this.hitClass[i];
+    }
+    this.hitCount = w;
+  }
+
+  /** Kills a slot, and its entries in the grid that holds it. */
+  private kill(s: number): void {
+    const expires = this.s.rec[s * STRIDE + EXPIRES];
+    if (s < this.bulkEnd) this.bulk?.kill(s, expires);
+    else if (s < this.midEnd) this.mid?.kill(s, expires);
+    this.s.kill(s);
   }
 
   private flushBuffer(): void {
     const pending = [...(this.mid?.slots ?? []), ...this.buffer].filter((s) => !this.s.isKilled(s));
     this.buffer = [];
     if (pending.length > Math.max(MID_MIN, this.s.live / 16)) return this.rebuild();
-    this.mid = pending.length ? new GridTier(Uint32Array.from(pending), this.s.box) : null;
+    this.mid = pending.length ? new GridTier(Uint32Array.from(pending), this.s) : null;
+    this.midEnd = this.s.n;
   }
-
-  private growHits(): void {
-    const slots = new Int32Array(2 * this.hitSlots.length), cls = new Int8Array(2 * this.hitClass.length);
-    slots.set(this.hitSlots); cls.set(this.hitClass);
-    this.hitSlots = slots; this.hitClass = cls;
-  }
-}
-
-/**
- * cos((lat + lat2) / 2), as distanceM takes it, from cos and sin of lat and dLat = lat2 − lat:
- * cos(lat + δ) with δ = dLat/2 by the angle sum and Taylor series of δ, exact to rounding while
- * |δ| < 0.01 rad (the next term is below 1e-20), so one cosine per query instead of per fence.
- */
-export function cosMean(cos: number, sin: number, lat: number, dLat: number): number {
-  const d = dLat * HALF_RAD;
-  if (d > 0.01 || d < -0.01) return Math.cos((lat + lat + dLat) * HALF_RAD);
-  // Reciprocals, not divisions: six divisions in a row cost more than the rest of the test.
-  const d2 = d * d;
-  return cos * (1 - d2 * 0.5 * (1 - d2 * INV12 * (1 - d2 * INV30))) - sin * d * (1 - d2 * INV6 * (1 - d2 * INV20 * (1 - d2 * INV42)));
 }

@@ -88,7 +88,26 @@ export function polygonSignedDistance(lat: number, lon: number, coords: Float64A
 /**
  * The point's longitude, give or take 360°, nearest to `mid` (the middle of a ring's unwrapped
  * longitudes): a ring spans less than 360°, so that is the one copy that can lie inside it.
+ * `lon` itself, or lon ∓ 360, never rounded through `mid`: so any `mid` that picks the same turn
+ * gives the same number (the index picks it from a cell's corner, without reading the ring).
  */
 export function lonNear(lon: number, mid: number): number {
-  return mid + wrapDelta(lon - mid);
+  const d = lon - mid;
+  return d > 180 ? lon - 360 : d < -180 ? lon + 360 : lon;
+}
+
+const HALF_RAD = Math.PI / 360;
+const INV6 = 1 / 6, INV12 = 1 / 12, INV20 = 1 / 20, INV30 = 1 / 30, INV42 = 1 / 42;
+
+/**
+ * cos((lat + lat2) / 2), as distanceM takes it, from cos and sin of lat and dLat = lat2 − lat:
+ * cos(lat + δ) with δ = dLat/2 by the angle sum and Taylor series of δ, exact to rounding while
+ * |δ| < 0.01 rad (the next term is below 1e-20), so one cosine per query instead of per fence.
+ */
+export function cosMean(cos: number, sin: number, lat: number, dLat: number): number {
+  const d = dLat * HALF_RAD;
+  if (d > 0.01 || d < -0.01) return Math.cos((lat + lat + dLat) * HALF_RAD);
+  // Reciprocals, not divisions: six divisions in a row cost more than the rest of the test.
+  const d2 = d * d;
+  return cos * (1 - d2 * 0.5 * (1 - d2 * INV12 * (1 - d2 * INV30))) - sin * d * (1 - d2 * INV6 * (1 - d2 * INV20 * (1 - d2 * INV42)));
 }
