@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util';
 import { loadConfig, describeSettings } from './config.js';
 import { log, setLogLevel } from './log.js';
 import { runApps } from './cli-apps.js';
+import { lockDataDir } from './data-dir-lock.js';
 
 const USAGE = `dwell: venue detection and geofences
 
@@ -33,6 +34,9 @@ async function main(argv: string[]): Promise<number> {
       const config = loadConfig(flags);
       setLogLevel(config.logLevel);
       const { startServer } = await import('./server/app.js');
+      // One server per data directory (the outbox's leases are in its memory): see data-dir-lock.ts.
+      const lock = lockDataDir(config.dataDir);
+      process.on('exit', () => lock.release());
       const server = await startServer(config);
       let stopping = false;
       const stop = (signal: string) => {
@@ -79,5 +83,5 @@ main(process.argv.slice(2)).then((code) => {
   if (code >= 0) process.exitCode = code;
 }, (err) => {
   process.stderr.write(`dwell: ${err?.message ?? err}\n`);
-  process.exitCode = 1;
+  process.exitCode = err?.exitCode ?? 1;
 });

@@ -1,6 +1,6 @@
 /**
  * A stand-alone exporter process for the crash tests (and a small local harness by hand):
- * `BUCKET_HARNESS='{"dataDir","app","enqueue"?,"windowMs"?,"uploadTimeoutMs"?,"leaseMs"?}' node dist/test/bucket-harness.js`.
+ * `BUCKET_HARNESS='{"dataDir","app","enqueue"?,"windowMs"?,"uploadTimeoutMs"?}' node dist/test/bucket-harness.js`.
  * Opens the outbox in dataDir, optionally enqueues N sample triggers for the app, runs a
  * BucketExporter, and reports JSON lines on stdout: enqueued, held (each change), event, pending.
  */
@@ -9,7 +9,7 @@ import { BucketExporter } from '../src/delivery/bucket/exporter.js';
 import type { AppRecord } from '../src/schemas/app.js';
 import { sampleTrigger } from './bucket-helpers.js';
 
-interface Options { dataDir: string; app: AppRecord; enqueue?: number; windowMs?: number; uploadTimeoutMs?: number; leaseMs?: number }
+interface Options { dataDir: string; app: AppRecord; enqueue?: number; windowMs?: number; uploadTimeoutMs?: number }
 
 // `node --test dist/test/` also loads every file under test/: without its variable, do nothing.
 if (!process.env.BUCKET_HARNESS) process.exit(0);
@@ -22,7 +22,7 @@ if (o.enqueue) {
 }
 const exporter = new BucketExporter({
   outbox, appSettings: (k) => (k === o.app.app_key ? o.app : undefined),
-  windowMs: o.windowMs, uploadTimeoutMs: o.uploadTimeoutMs, leaseMs: o.leaseMs,
+  windowMs: o.windowMs, uploadTimeoutMs: o.uploadTimeoutMs,
   onEvent: (event) => say({ event, pending: outbox.pendingCount() }),
 });
 exporter.start();

@@ -4,8 +4,9 @@
  *
  * - Isolation: at most `perApp` sends of one app are in flight, so a slow or dead receiver holds
  *   only its own slots; other apps' triggers are still picked on every pass.
- * - Durability: an entry is leased (`leaseMs`, longer than the send timeout) before it is sent;
- *   if this process dies mid-send the lease runs out and the entry is sent again. At least once.
+ * - Durability: an entry stays in the outbox, due, until its result is written; the claim is a
+ *   lease in memory, so if this process dies mid-send the next one sends it again at once. At
+ *   least once.
  * - Latency: `wake()` (on enqueue) starts a pass at once; a pass every `pollMs` is the guarantee,
  *   also for retries coming due and for what was queued before a restart.
  * Clock, random source, app lookup and sender are injected so tests can drive all of it.
@@ -15,10 +16,9 @@ import type { Outbox, OutboxEntry, Payload } from './outbox.js';
 import type { AppLookup } from './app-settings.js';
 import type { Outcome, SendResult } from './postback/sender.js';
 import { Completions } from './postback/completions.js';
-import { releaseLeases } from './postback/leases.js';
 
 export interface DispatcherOptions {
-  outbox: Pick<Outbox, 'pendingApps' | 'claimDue' | 'scheduledForApp' | 'settle'>;
+  outbox: Pick<Outbox, 'pendingApps' | 'claimDue' | 'settle'>;
   apps: AppLookup;
   send: (url: string, secret: string, payload: Payload, nowMs: number) => Promise<SendResult>;
   clock?: () => number;
@@ -28,7 +28,6 @@ export interface DispatcherOptions {
   perApp?: number;
   /** Sends in flight in all. */
   maxInFlight?: number;
-  leaseMs?: number;
   pollMs?: number;
   /** Entries taken from the outbox per pass. */
   batch?: number;
@@ -57,7 +56,7 @@ export class PostbackDispatcher {
   constructor(opts: DispatcherOptions) {
     this.o = {
       clock: Date.now, random: Math.random, backoff: DEFAULT_BACKOFF,
-      perApp: 32, maxInFlight: 2048, leaseMs: 30_000, pollMs: 250, batch: 512, refillMs: 1,
+      perApp: 32, maxInFlight: 2048, pollMs: 250, batch: 512, refillMs: 1,
       // An option given as undefined keeps its default (settings come through optional fields).
       ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as DispatcherOptions,
     };
@@ -67,13 +66,8 @@ export class PostbackDispatcher {
   start(): void {
     if (!this.stopped) return;
     this.stopped = false;
-    // No send of ours is in flight yet: leases still running belong to a process that died.
-    this.passing = releaseLeases(this.o.outbox, this.o.apps, this.o.clock(), this.o.leaseMs).then(() => {}, (err) => this.report(err)).finally(() => {
-      this.passing = null;
-      if (this.stopped) return;
-      this.timer = setInterval(() => this.tick(), this.o.pollMs);
-      this.wake();
-    });
+    this.timer = setInterval(() => this.tick(), this.o.pollMs);
+    this.wake();
   }
 
   /** Cuts latency only: coalesces bursts of wake-ups into one pass. */
@@ -141,7 +135,7 @@ export class PostbackDispatcher {
       const now = this.o.clock();
       const want = this.want(now);
       if (want.length === 0) return;
-      const claimed = await this.o.outbox.claimDue(want, now, this.o.leaseMs, room);
+      const claimed = this.o.outbox.claimDue(want, now, room);
       if (claimed.length) this.lastApp = claimed[claimed.length - 1].app_key;
       for (const e of claimed) {
         if (e.attempts === 1 && e.first_attempt_at === now) this.o.onFirstAttempt?.(now - e.created_at); // its first claim

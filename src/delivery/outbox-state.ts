@@ -12,7 +12,7 @@ export interface EntryState {
   app_key: string;
   status: TriggerStatus;
   attempts: number;
-  /** ms: when the entry is next due (after a claim, when its lease runs out). */
+  /** ms: when the entry is next due (a claim leaves it as it is: leases are in memory). */
   next_at: number;
   created_at: number;
   /** ms of the first delivery attempt, for the 202 → first attempt metric. */
@@ -23,6 +23,9 @@ export interface EntryState {
 }
 
 export interface OutboxEntry extends EntryState, Payload {}
+
+/** An entry as the admin API lists it: the trigger JSON as text. */
+export interface ListedEntry extends EntryState { body: string }
 
 export type EntryKey = Pick<EntryState, 'app_key' | 'id'>;
 

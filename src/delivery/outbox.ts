@@ -3,9 +3,11 @@
  * disk) before the 202 is sent, and leaves only once its delivery succeeded. It is the queue of
  * both postbacks and bucket exports.
  *
- * Like pg-boss: senders `claimDue` entries, which pushes their `next_at` past a lease; a sender
- * that dies mid-delivery simply lets the lease run out and the entry comes due again (at least
- * once). `settle` records results: ack removes, retry reschedules, kill parks as dead. Wake-ups
+ * Senders `claimDue` entries: the claim is a lease held in memory (leases.ts), not a write, so it
+ * costs a read per entry and a crash forgets it: a restart finds every claimed entry due at its
+ * old time, at once. That relies on one process owning the data directory (data-dir-lock.ts) and
+ * on claims coming from one Outbox object in it (the delivery worker's). `settle` records
+ * results: ack removes, retry reschedules, kill parks as dead; each releases its lease. Wake-ups
  * from `enqueue` only cut latency; senders poll `claimDue` as the guarantee.
  *
  * The schedule is kept per app only ([app_key, next_at, id]): both senders read it app by app,
@@ -14,13 +16,15 @@
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Trigger } from '../schemas/visit.js';
-import { migrateGlobalSchedule, state, type EntryKey, type EntryState, type OutboxEntry, type Results, type TriggerStatus } from './outbox-state.js';
+import { Leases } from './leases.js';
+import { migrateGlobalSchedule, state, type EntryKey, type EntryState, type ListedEntry, type OutboxEntry, type Results, type TriggerStatus } from './outbox-state.js';
 
-export type { EntryKey, EntryState, OutboxEntry, Payload, Results, TriggerStatus } from './outbox-state.js';
+export type { EntryKey, EntryState, ListedEntry, OutboxEntry, Payload, Results, TriggerStatus } from './outbox-state.js';
 
 type Key = [string, string];
 type AppDueKey = [string, number, string];
 const MAX = '\uffff';
+const EMPTY = '';
 
 export class Outbox {
   private readonly root: RootDatabase;
@@ -35,6 +39,8 @@ export class Outbox {
   /** [app_key, next_at, id] → created_at for every pending entry: the schedule senders poll. */
   private readonly byApp: Database<number, AppDueKey>;
   private readonly wakeups = new Set<() => void>();
+  /** What this object's claims hold: only the delivery worker's Outbox ever has any. */
+  private readonly leases = new Leases();
 
   constructor(dataDir: string) {
     this.root = open({ path: path.join(dataDir, 'outbox.mdb'), compression: false });
@@ -62,41 +68,61 @@ export class Outbox {
   }
 
   /**
-   * Finds and leases due entries in one transaction: for each [app, limit] of `want`, in order,
-   * up to `limit` of the app's entries due at `now` (oldest schedule first), `total` in all.
-   * Each is due again `leaseMs` later unless settled first: nobody else gets it unless we die.
-   * Entries come back in `want` order, with attempts counted and their bodies.
+   * Finds and leases due entries: for each [app, limit] of `want`, in order, up to `limit` of the
+   * app's entries due at `now` (oldest schedule first) that no claim holds, `total` in all. Reads
+   * only: the lease is kept in memory until the entry is settled. Entries come back in `want`
+   * order, with this attempt counted (written if it is retried or killed) and their bodies.
    */
-  async claimDue(want: Iterable<readonly [string, number]>, now: number, leaseMs: number, total = Infinity): Promise<OutboxEntry[]> {
+  claimDue(want: Iterable<readonly [string, number]>, now: number, total = Infinity): OutboxEntry[] {
     const out: OutboxEntry[] = [];
-    await this.root.transaction(() => {
-      for (const [app, limit] of want) {
-        const n = Math.min(limit, total - out.length);
-        if (n <= 0) continue;
-        // Read before writing: the claimed keys move out of the range we would still be reading.
-        const keys = [...this.byApp.getKeys({ start: [app] as unknown as AppDueKey, end: [app, now, MAX], limit: n })];
-        for (const key of keys) {
-          const cur = this.entries.get([app, key[2]]);
-          this.byApp.remove(key);
-          if (!cur || cur.status !== 'pending' || cur.next_at !== key[1]) {
-            if (cur?.status === 'pending') this.byApp.put([app, cur.next_at, cur.id], cur.created_at); // keep the entry's real key
-            continue;
-          }
-          const next = state(cur, now + leaseMs, cur.attempts + 1, cur.first_attempt_at ?? now);
-          this.entries.put([app, cur.id], next);
-          this.byApp.put([app, next.next_at, cur.id], cur.created_at);
-          (next as OutboxEntry).body = this.bodies.get([app, cur.id]) ?? '';
-          out.push(next as OutboxEntry);
-        }
-        if (out.length >= total) break;
+    for (const [app, limit] of want) {
+      const n = Math.min(limit, total - out.length);
+      if (n <= 0) continue;
+      const from = this.leases.scanStart(app, now);
+      const start = (from === undefined ? [app] : [app, from]) as unknown as AppDueKey;
+      let taken = 0;
+      let last: number | undefined;
+      for (const key of this.byApp.getKeys({ start, end: [app, now, MAX] })) {
+        last = key[1];
+        const id = key[2];
+        if (this.leases.has(app, id)) continue;
+        const cur = this.entries.get([app, id]);
+        if (!cur || cur.status !== 'pending' || cur.next_at !== key[1]) continue; // a stale key: not this entry's schedule
+        const claim = { attempts: cur.attempts + 1, first_attempt_at: cur.first_attempt_at ?? now };
+        this.leases.take(app, id, claim);
+        const e = state(cur, cur.next_at, claim.attempts, claim.first_attempt_at) as OutboxEntry;
+        e.body = this.bodies.get([app, id]) ?? EMPTY;
+        out.push(e);
+        if (++taken >= n) break;
       }
-    });
+      if (last !== undefined) this.leases.scanned(app, last);
+      if (out.length >= total) break;
+    }
     return out;
   }
 
-  /** Writes many sends' results in one transaction; entries gone meanwhile are skipped. */
+  /**
+   * Writes many sends' results in one transaction; entries gone meanwhile are skipped. The
+   * leases are released once it is committed (a claim before that would read the old state), or
+   * once it failed: then the entries are sent again, which at least once allows.
+   */
   async settle(r: Results): Promise<void> {
-    await this.root.transaction(() => {
+    try {
+      await this.write(r);
+    } finally {
+      for (const k of r.acks ?? []) this.leases.release(k.app_key, k.id);
+      for (const k of r.retries ?? []) this.leases.release(k.app_key, k.id);
+      for (const k of r.kills ?? []) this.leases.release(k.app_key, k.id);
+    }
+  }
+
+  /** Entries held by claims of this object (tests, gauges). */
+  leased(): number {
+    return this.leases.size;
+  }
+
+  private write(r: Results): Promise<void> {
+    return this.root.transaction(() => {
       for (const { app_key, id } of r.acks ?? []) {
         const cur = this.entries.get([app_key, id]);
         if (!cur) continue;
@@ -105,9 +131,15 @@ export class Outbox {
         this.bodies.remove([app_key, id]);
       }
       for (const k of r.retries ?? []) {
-        this.change(k, (cur) => (cur.status === 'pending' ? { ...state(cur, k.at), last_error: k.error } : { ...cur, next_at: k.at, last_error: k.error }));
+        const claim = this.leases.get(k.app_key, k.id);
+        this.change(k, (cur) => (cur.status === 'pending'
+          ? { ...state(cur, k.at, claim?.attempts, claim?.first_attempt_at ?? cur.first_attempt_at), last_error: k.error }
+          : { ...cur, next_at: k.at, last_error: k.error }));
       }
-      for (const k of r.kills ?? []) this.change(k, (cur) => ({ ...cur, status: 'dead', last_error: k.error }));
+      for (const k of r.kills ?? []) {
+        const claim = this.leases.get(k.app_key, k.id);
+        this.change(k, (cur) => ({ ...cur, ...claim, status: 'dead', last_error: k.error }));
+      }
     });
   }
 
@@ -132,21 +164,11 @@ export class Outbox {
     }
   }
 
-  /** One app's pending entries scheduled after `after` (if given) and no later than `until` (ms), in schedule order. */
-  scheduledForApp(appKey: string, after: number | undefined, until: number, limit: number): OutboxEntry[] {
-    const out: OutboxEntry[] = [];
-    const start = (after === undefined ? [appKey] : [appKey, after, MAX]) as AppDueKey;
-    for (const key of this.byApp.getKeys({ start, end: [appKey, until, MAX], limit })) {
-      const e = this.entries.get([appKey, key[2]]);
-      if (e && e.status === 'pending') out.push(this.withBody(e));
-    }
-    return out;
-  }
-
-  list(appKey: string, status: TriggerStatus, limit = 1000): OutboxEntry[] {
-    const out: OutboxEntry[] = [];
+  /** For people (the admin listing): states with their trigger JSON as text. */
+  list(appKey: string, status: TriggerStatus, limit = 1000): ListedEntry[] {
+    const out: ListedEntry[] = [];
     for (const { value } of this.entries.getRange({ start: [appKey], end: [appKey + '\u0000'] })) {
-      if (value.status === status) out.push(this.withBody(value));
+      if (value.status === status) out.push({ ...value, body: this.bodies.get([appKey, value.id]) ?? '' });
       if (out.length >= limit) break;
     }
     return out;
@@ -154,7 +176,8 @@ export class Outbox {
 
   /** Requeues an app's dead triggers for immediate delivery; answers how many. */
   async replayDead(appKey: string, now = Date.now()): Promise<number> {
-    const dead = this.list(appKey, 'dead', Number.MAX_SAFE_INTEGER);
+    const dead: EntryKey[] = [];
+    for (const { value } of this.entries.getRange({ start: [appKey], end: [appKey + '\u0000'] })) if (value.status === 'dead') dead.push(value);
     await this.root.transaction(() => {
       for (const k of dead) this.change(k, (cur) => ({ ...cur, status: 'pending', attempts: 0, next_at: now, replayed_at: now }));
     });
@@ -188,10 +211,6 @@ export class Outbox {
     return this.root.close();
   }
 
-  private withBody(e: EntryState): OutboxEntry {
-    return { ...e, body: this.bodies.get([e.app_key, e.id]) ?? '' };
-  }
-
   /** Inside a transaction: rewrites one entry's state, moving its schedule key along. */
   private change({ app_key, id }: EntryKey, to: (cur: EntryState) => EntryState): void {
     const cur = this.entries.get([app_key, id]);
@@ -205,6 +224,7 @@ export class Outbox {
   private putPending(e: EntryState): void {
     this.entries.put([e.app_key, e.id], e);
     this.byApp.put([e.app_key, e.next_at, e.id], e.created_at);
+    this.leases.scheduled(e.app_key, e.next_at);
   }
 
   private unschedule(e: EntryState): void {

@@ -17,8 +17,6 @@ export interface DeliverySettings {
   maxInFlight?: number;
   /** Polling interval of the outbox, ms (DWELL_DELIVERY_POLL_MS). */
   pollMs?: number;
-  /** Lease of a claimed entry, ms; longer than the send timeout. */
-  leaseMs?: number;
   /** A 2xx must arrive within this, ms. */
   timeoutMs?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
@@ -54,7 +52,7 @@ export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> }
   const { outbox, metrics } = opts;
   const init: WorkerInit = {
     dataDir: opts.dataDir, allowPrivate: opts.allowPrivate, perApp: opts.perApp, maxInFlight: opts.maxInFlight,
-    pollMs: opts.pollMs, leaseMs: opts.leaseMs, timeoutMs: opts.timeoutMs, logLevel: opts.logLevel,
+    pollMs: opts.pollMs, timeoutMs: opts.timeoutMs, logLevel: opts.logLevel,
     exportWindowMs: opts.exportWindowMs, exportMaxBytes: opts.exportMaxBytes, exportUploadTimeoutMs: opts.exportUploadTimeoutMs,
   };
   const counters = new Map<string, ReturnType<Metrics['counter']>>();
@@ -86,7 +84,7 @@ export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> }
     worker.on('error', (err) => log.error('delivery worker failed', { error: String(err?.stack ?? err) }));
     worker.on('exit', (code) => {
       if (closing) return stopped();
-      // Nothing is lost (the outbox is the truth, leases run out); only delivery pauses.
+      // Nothing is lost (the outbox is the truth; the dead thread's leases went with it).
       const delay = Math.min(30_000, 1000 * 2 ** restarts++);
       log.error('delivery worker exited; restarting', { code, in_ms: delay });
       setTimeout(() => closing || spawn(), delay).unref();
@@ -117,7 +115,7 @@ export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> }
       let timer: NodeJS.Timeout | undefined;
       const late = await Promise.race([done.then(() => false), new Promise<boolean>((r) => (timer = setTimeout(() => r(true), grace)))]);
       clearTimeout(timer);
-      if (late) log.warn('delivery worker did not stop in time; terminating it (leased entries are retried after their lease)', { grace_ms: grace });
+      if (late) log.warn('delivery worker did not stop in time; terminating it (what it held is sent again by the next worker)', { grace_ms: grace });
       await worker.terminate();
     },
   };

@@ -18,8 +18,6 @@ export class Batch {
   bytes = 0;
   /** created_at of the oldest trigger: the window runs from it, so a retried batch closes at once. */
   oldest = Infinity;
-  /** Earliest lease end among the claimed entries: past it, another claim may hand them out again. */
-  leaseUntil = Infinity;
 
   /** When the batch was closed: its object's hour partition and timestamp. */
   closedAt = 0;
@@ -39,7 +37,6 @@ export class Batch {
     this.keys.push({ app_key: entry.app_key, id: entry.id, created_at: entry.created_at });
     this.bytes += n;
     this.oldest = Math.min(this.oldest, entry.created_at);
-    this.leaseUntil = Math.min(this.leaseUntil, entry.next_at);
     return true;
   }
 

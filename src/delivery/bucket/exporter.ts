@@ -3,11 +3,11 @@
  * batches them per app, and uploads a batch once its oldest trigger has waited `windowMs` or its
  * JSON lines reach `maxBytes`.
  *
- * Triggers are claimed as they arrive, with a lease longer than window + upload, and held in
- * memory until their batch is uploaded and acked. A crash loses only the memory: the leases run
- * out and the triggers come due again (their old created_at closes the new batch at once). A
- * batch whose lease would end before its upload could finish is handed back instead of sent, so
- * a trigger is never in two live batches. Polling `due` is the guarantee; `wake` only cuts delay.
+ * Triggers are claimed as they arrive and held in memory until their batch is uploaded and
+ * acked; the claim is a lease in memory (../leases.ts) that lasts until then, so a trigger is
+ * never in two live batches. A crash loses only the memory: a restart finds the triggers due at
+ * once (their old created_at closes the new batch at once). Polling `due` is the guarantee;
+ * `wake` only cuts delay.
  *
  * Runs in whichever thread owns delivery; the owner must `await stop()` before closing the outbox.
  */
@@ -120,7 +120,7 @@ export class BucketExporter {
     while (this.running && this.heldBytes < this.o.maxHeldBytes && apps.length) {
       const start = Math.max(0, apps.findIndex((a) => a > this.lastApp));
       const want = apps.map((_, i) => [apps[(start + i) % apps.length], PAGE] as const);
-      const claimed = await this.o.outbox.claimDue(want, now, this.o.leaseMs, PAGE);
+      const claimed = this.o.outbox.claimDue(want, now, PAGE);
       for (const e of claimed) this.add(e, now);
       if (claimed.length < PAGE) return;
       this.lastApp = claimed[claimed.length - 1].app_key;
@@ -170,7 +170,6 @@ export class BucketExporter {
     const blocked = this.ctx.blocked.get(b.appKey);
     if (!s) return release(this.ctx, b, now, 'app no longer has bucket delivery');
     if (blocked && blocked.until > now) return release(this.ctx, b, blocked.until, blocked.error, s.provider);
-    if (now + this.o.uploadTimeoutMs > b.leaseUntil) return release(this.ctx, b, now, 'lease would end before the upload', s.provider);
     await sendBatch(this.ctx, b, s);
   }
 }

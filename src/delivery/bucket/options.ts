@@ -14,8 +14,6 @@ export interface BucketExporterOptions {
   /** Uncompressed JSON-lines bytes at which a batch closes (contract: 5 MB). */
   maxBytes?: number;
   uploadTimeoutMs?: number;
-  /** Claim lease; must exceed window + queueing + upload. Default window + 2 × upload timeout + 10 s. */
-  leaseMs?: number;
   /** Interval of the `due` poll, the guarantee behind wake-ups. */
   pollMs?: number;
   /** Uploads in flight across all apps. */
@@ -36,8 +34,6 @@ export function withDefaults(opts: BucketExporterOptions): ExporterSettings {
   return {
     outbox: opts.outbox, appSettings: opts.appSettings, now: opts.now ?? Date.now,
     windowMs, maxBytes: opts.maxBytes ?? 5_000_000, uploadTimeoutMs,
-    // window, then room to wait for an upload slot and to upload; send() hands back what overruns
-    leaseMs: opts.leaseMs ?? windowMs + 2 * uploadTimeoutMs + 10_000,
     pollMs: opts.pollMs ?? Math.max(10, Math.min(500, Math.floor(windowMs / 5))),
     concurrency: opts.concurrency ?? 4, maxAgeMs: opts.maxAgeMs ?? 86_400_000,
     maxHeldBytes: opts.maxHeldBytes ?? 64_000_000,

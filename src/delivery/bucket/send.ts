@@ -1,7 +1,7 @@
 /**
  * One closed batch to its bucket, then its fate in the outbox: acked only after the upload
  * succeeded; otherwise retried with the app's backoff, or killed once older than the max age.
- * A crash anywhere in here leaves the entries leased, and they come due again when the lease ends.
+ * A crash anywhere in here leaves the entries in the outbox, due: the next process sends them.
  */
 import { log } from '../../log.js';
 import type { Outbox } from '../outbox.js';
@@ -61,13 +61,13 @@ export async function release(ctx: Pick<SendContext, 'outbox' | 'emit'>, b: Batc
   ctx.emit({ app_key: b.appKey, provider, outcome: 'released', triggers: b.size, bytes: 0, ms: 0 });
 }
 
-/** An outbox write that fails (closing store) must not crash the loop: the lease still protects the entries. */
+/** An outbox write that fails (closing store) must not crash the loop: the entries stay in the outbox, due again. */
 async function settle(write: () => Promise<void>, n: number): Promise<void> {
   if (n === 0) return;
   try {
     await write();
   } catch (err) {
-    log.error('bucket export could not update the outbox; the lease will bring the triggers back', { error: String((err as Error)?.message ?? err) });
+    log.error('bucket export could not update the outbox; the triggers stay due and are sent again', { error: String((err as Error)?.message ?? err) });
   }
 }
 

@@ -14,7 +14,6 @@ export function postbackSender(ctx: WorkerContext): DeliverySender {
     perApp: init.perApp,
     maxInFlight: init.maxInFlight,
     pollMs: init.pollMs,
-    leaseMs: init.leaseMs,
     onAttempt: (outcome) => metrics.inc('dwell_postback_attempts_total', 'postback attempts by outcome', { outcome }),
     onFirstAttempt: (ms) => metrics.observe('dwell_postback_first_attempt_seconds', 'time from the 202 (trigger queued) to its first postback attempt', {}, ms / 1000),
     onError: (err) => log.error('postback dispatcher failed', { error: String((err as Error)?.stack ?? err) }),
