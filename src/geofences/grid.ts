@@ -87,6 +87,8 @@ export class GridTier {
   private readonly large: Flatbush | null = null;
   private readonly largeSlots: Uint32Array;
   private pass = new Int32Array(256);
+  /** The rows of the cells a query covers. */
+  private found = new Int32Array(16);
   private polys = new Int32Array(16);
   /** Keeps the loads that fetch polygons' vertices early from being optimised away. */
   private sink = 0;
@@ -160,9 +162,16 @@ export class GridTier {
           cx > cx0 ? 1 : 0, cy > cy0 ? 1 : 0, v);
       }
     } else {
-      for (let cy = cy0; cy <= cy1; cy++) {
+      // In three passes, so that the cells' rows, then their entries, come from memory together
+      // rather than one cell's round trips after another's.
+      const cells = (cx1 - cx0 + 1) * (cy1 - cy0 + 1);
+      if (this.found.length < cells) this.found = new Int32Array(2 * cells);
+      const found = this.found;
+      for (let cy = cy0, i = 0; cy <= cy1; cy++) for (let cx = cx0; cx <= cx1; cx++) found[i++] = this.cells.find(cx, cy);
+      for (let i = 0; i < cells; i++) if (found[i] >= 0) this.fetch(found[i]);
+      for (let cy = cy0, i = 0; cy <= cy1; cy++) {
         for (let cx = cx0; cx <= cx1; cx++) {
-          const e = this.cells.find(cx, cy);
+          const e = found[i++];
           if (e >= 0) {
             this.scan(e, cx, cy, cx === rx0 ? qx0 : 0, cx === rx1 ? qx1 : Q, cy === ry0 ? qy0 : 0, cy === ry1 ? qy1 : Q,
               cx > cx0 ? 1 : 0, cy > cy0 ? 1 : 0, v);
@@ -203,6 +212,19 @@ export class GridTier {
   stackFor(n: number): Int32Array {
     if (n > this.stack.length) this.stack = new Int32Array(2 * n);
     return this.stack;
+  }
+
+  /**
+   * One load per cache line of a cell's boxes and entries, whose results nothing waits for: the
+   * lines then come from memory together, not each a round trip after the one before.
+   */
+  private fetch(e: number): void {
+    const t = this.cells.rows, qbox = this.qbox, I = this.entI;
+    const k0 = t[e + FIRST], end = t[e + END];
+    let touch = 0;
+    for (let k = k0; k < end; k += 16) touch |= qbox[k];
+    for (let k = 4 * k0; k < 4 * end; k += 16) touch |= I[k];
+    this.sink = touch;
   }
 
   /**
