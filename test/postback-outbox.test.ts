@@ -41,7 +41,7 @@ test('claimDue: per-app limits and a total, in the order asked; what a claim hol
     assert.equal(e.attempts, 1);
     assert.equal(e.first_attempt_at, T0 + 1);
     assert.equal(e.next_at, T0, 'a claim writes nothing: the schedule is as it was');
-    assert.equal(JSON.parse(e.body).data.id, e.id);
+    assert.equal(JSON.parse(e.body.toString()).data.id, e.id);
   }
   const rest = outbox.claimDue([['a', 10], ['b', 10]], T0 + 2);
   assert.equal(rest.length, 4, 'only the entries not leased');

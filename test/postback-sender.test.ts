@@ -8,7 +8,7 @@ import { verifyPostback } from '../src/index.js';
 import type { Trigger } from '../src/schemas/visit.js';
 
 const trigger = { data: { id: 'tr_x', request_id: 'r', user_info: { user_id: null, device_id: null, app_key: 'ak', custom_data: null } }, result: 'SUCCESS' } as Trigger;
-const payload = { id: trigger.data.id, body: JSON.stringify(trigger) };
+const payload = { id: trigger.data.id, body: Buffer.from(JSON.stringify(trigger)) };
 const seen: Array<{ url: string; headers: http.IncomingHttpHeaders; body: string }> = [];
 let status = 200;
 let hang = false;

@@ -12,7 +12,7 @@ const trigger = {
   data: { id: 'tr_1', request_id: 'req-1', event_id: 'ev-1', user_info: { user_id: 'u', device_id: 'd', app_key: 'ak_1', custom_data: null } },
   result: 'SUCCESS',
 } as Trigger;
-const payload = { id: trigger.data.id, body: JSON.stringify(trigger) };
+const payload = { id: trigger.data.id, body: Buffer.from(JSON.stringify(trigger)) };
 
 test('the signature is lowercase hex HMAC-SHA256(secret, "<timestamp>.<raw body>")', () => {
   const body = '{"a":1}';
@@ -28,7 +28,7 @@ test('the request: query parameters, headers, body; the customer\'s own query is
   assert.equal(url.searchParams.get('source'), 'x');
   assert.equal(url.searchParams.get('timestamp'), String(now / 1000));
   assert.equal(url.searchParams.getAll('signature').length, 1);
-  assert.equal(req.body, JSON.stringify(trigger));
+  assert.equal(req.body.toString(), JSON.stringify(trigger), 'the stored bytes, as they are');
   assert.equal(req.headers['content-type'], 'application/json');
   assert.equal(req.headers['x-trigger-id'], 'tr_1');
   assert.equal(verifyPostback(secret, url.searchParams, req.body, 300, now), true);
@@ -63,7 +63,7 @@ test('verifyPostback refuses forgeries, other secrets, stale or missing paramete
   const { url, body } = postbackRequest(new URL('https://h.example/p'), secret, payload, now);
   const q = new URL(url).searchParams;
   assert.equal(verifyPostback('b'.repeat(64), q, body, 300, now), false, 'other secret');
-  assert.equal(verifyPostback(secret, q, body.replace('req-1', 'req-2'), 300, now), false, 'body changed');
+  assert.equal(verifyPostback(secret, q, body.toString().replace('req-1', 'req-2'), 300, now), false, 'body changed');
   assert.equal(verifyPostback(secret, q, body, 300, now + 301_000), false, 'too old');
   assert.equal(verifyPostback(secret, q, body, 300, now - 301_000), false, 'from the future');
   assert.equal(verifyPostback(secret, q, body, 600, now + 301_000), true, 'a wider tolerance');

@@ -3,8 +3,11 @@ import type { Database, RootDatabase } from 'lmdb';
 
 export type TriggerStatus = 'pending' | 'dead';
 
-/** What a sender sends: the trigger's id and its JSON exactly as serialised once, at enqueue. */
-export interface Payload { id: string; body: string }
+/**
+ * What a sender sends: the trigger's id and its JSON as UTF-8 bytes exactly as serialised once,
+ * at enqueue. Signed and sent as they are (a Buffer: undici and HMAC take it without copying).
+ */
+export interface Payload { id: string; body: Buffer }
 
 /** The small, often rewritten part of an entry; the body is stored apart and never rewritten. */
 export interface EntryState {

@@ -24,7 +24,7 @@ export type { EntryKey, EntryState, ListedEntry, OutboxEntry, Payload, Results, 
 type Key = [string, string];
 type AppDueKey = [string, number, string];
 const MAX = '\uffff';
-const EMPTY = '';
+const EMPTY = Buffer.alloc(0);
 
 export class Outbox {
   private readonly root: RootDatabase;
@@ -34,8 +34,13 @@ export class Outbox {
    * bytes, and cheaper to decode and encode on every claim and result.
    */
   private readonly entries: Database<EntryState, Key>;
-  /** Trigger JSON, [app_key, id]: written once at enqueue, read when sent, removed on ack. */
-  private readonly bodies: Database<string, Key>;
+  /**
+   * Trigger JSON as UTF-8 bytes, [app_key, id]: written once at enqueue, read when sent, removed
+   * on ack. Bytes rather than a string: the sender signs and sends these very bytes, so nothing
+   * is decoded to a string and encoded back on each attempt. (Records written as strings by
+   * earlier versions are the same UTF-8 bytes.)
+   */
+  private readonly bodies: Database<Buffer, Key>;
   /** [app_key, next_at, id] → created_at for every pending entry: the schedule senders poll. */
   private readonly byApp: Database<number, AppDueKey>;
   private readonly wakeups = new Set<() => void>();
@@ -45,7 +50,7 @@ export class Outbox {
   constructor(dataDir: string) {
     this.root = open({ path: path.join(dataDir, 'outbox.mdb'), compression: false });
     this.entries = this.root.openDB<EntryState, Key>({ name: 'states', sharedStructuresKey: Symbol.for('structures') });
-    this.bodies = this.root.openDB<string, Key>({ name: 'bodies', encoding: 'string' });
+    this.bodies = this.root.openDB<Buffer, Key>({ name: 'bodies', encoding: 'binary' });
     this.byApp = this.root.openDB<number, AppDueKey>({ name: 'due-by-app' });
     migrateGlobalSchedule(this.root, this.byApp);
   }
@@ -56,7 +61,7 @@ export class Outbox {
     await this.root.transaction(() => {
       for (const trigger of triggers) {
         const id = trigger.data.id;
-        this.bodies.put([appKey, id], JSON.stringify(trigger));
+        this.bodies.put([appKey, id], Buffer.from(JSON.stringify(trigger)));
         this.putPending({ id, app_key: appKey, status: 'pending', attempts: 0, next_at: now, created_at: now });
       }
     });
@@ -168,7 +173,7 @@ export class Outbox {
   list(appKey: string, status: TriggerStatus, limit = 1000): ListedEntry[] {
     const out: ListedEntry[] = [];
     for (const { value } of this.entries.getRange({ start: [appKey], end: [appKey + '\u0000'] })) {
-      if (value.status === status) out.push({ ...value, body: this.bodies.get([appKey, value.id]) ?? '' });
+      if (value.status === status) out.push({ ...value, body: this.bodies.get([appKey, value.id])?.toString() ?? '' });
       if (out.length >= limit) break;
     }
     return out;

@@ -12,7 +12,7 @@ export function signPostback(secret: string, timestampS: number | string, rawBod
 
 export interface PostbackRequest {
   url: string;
-  body: string;
+  body: Buffer;
   headers: Record<string, string>;
 }
 
