@@ -13,10 +13,14 @@
  * bucket exporter, which holds thousands of one app's entries for the length of a batch window.
  */
 
-/** What a claim did to an entry, written to the outbox only if the entry is retried or killed. */
+/**
+ * What a claim did to an entry, written to the outbox only if the entry is retried or killed;
+ * and where its schedule key is, which nothing else moves while the lease is held.
+ */
 export interface Claim {
   attempts: number;
   first_attempt_at: number;
+  next_at: number;
 }
 
 /**

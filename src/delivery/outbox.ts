@@ -93,7 +93,7 @@ export class Outbox {
         if (this.leases.has(app, id)) continue;
         const cur = this.entries.get([app, id]);
         if (!cur || cur.status !== 'pending' || cur.next_at !== key[1]) continue; // a stale key: not this entry's schedule
-        const claim = { attempts: cur.attempts + 1, first_attempt_at: cur.first_attempt_at ?? now };
+        const claim = { attempts: cur.attempts + 1, first_attempt_at: cur.first_attempt_at ?? now, next_at: cur.next_at };
         this.leases.take(app, id, claim);
         const e = state(cur, cur.next_at, claim.attempts, claim.first_attempt_at) as OutboxEntry;
         e.body = this.bodies.get([app, id]) ?? EMPTY;
@@ -129,6 +129,15 @@ export class Outbox {
   private write(r: Results): Promise<void> {
     return this.root.transaction(() => {
       for (const { app_key, id } of r.acks ?? []) {
+        // Held by our claim, the entry is as the claim read it (only this object writes leased
+        // entries): its three records go without reading and decoding its state first.
+        const claim = this.leases.get(app_key, id);
+        if (claim) {
+          this.byApp.remove([app_key, claim.next_at, id]);
+          this.entries.remove([app_key, id]);
+          this.bodies.remove([app_key, id]);
+          continue;
+        }
         const cur = this.entries.get([app_key, id]);
         if (!cur) continue;
         if (cur.status === 'pending') this.unschedule(cur);
@@ -143,7 +152,8 @@ export class Outbox {
       }
       for (const k of r.kills ?? []) {
         const claim = this.leases.get(k.app_key, k.id);
-        this.change(k, (cur) => ({ ...cur, ...claim, status: 'dead', last_error: k.error }));
+        const attempted = claim ? { attempts: claim.attempts, first_attempt_at: claim.first_attempt_at } : {};
+        this.change(k, (cur) => ({ ...cur, ...attempted, status: 'dead', last_error: k.error }));
       }
     });
   }
