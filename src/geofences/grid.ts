@@ -14,7 +14,9 @@
  * million fences that record was a cache miss per candidate and most of an evaluation's time.
  * The Float32s cost precision, so the test knows its error bound (`err`) and hands a fence whose
  * distance lands within it of a class boundary to the exact test on the record; the answer is the
- * exact test's in every case. Polygons always go to the exact test.
+ * exact test's in every case. A polygon's entry holds where its ring is, and its ring is tested
+ * exactly. Before any of this, the rows of all the query's cells are looked up, then one load is
+ * issued per cache line of their entries (fetch), so that those lines come from memory together.
  *
  * A fence is in every cell its box meets, but a query reports it from one only: the cell where
  * the overlap of the fence's box and the query's box begins (its south-west corner), known

@@ -8,7 +8,8 @@
  * to date from the store's per-app change log (version counter + [app, seq] → id): one LMDB read
  * per request when nothing changed, and only the changed fences re-read when something did.
  * A worker further behind than the trimmed log, or behind by more than half its fences,
- * rebuilds from a scan. Memory: one index per app per worker (about 120 bytes a circle).
+ * rebuilds from a scan. Memory: one index per app per worker (about 160 bytes of typed arrays a
+ * circle at a million fences, 45 of them the cell entries that test a circle without its record).
  */
 import type { GeofenceEvent } from '../schemas/visit.js';
 import { shapeOf } from './geometry.js';
