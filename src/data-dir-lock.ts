@@ -35,8 +35,10 @@ export function lockDataDir(dir: string): DataDirLock {
   mkdirSync(dir, { recursive: true });
   const file = path.join(dir, LOCK_FILE);
   const mine = `${process.pid} ${startTime(process.pid) ?? ''}\n`;
-  // Two rounds: the second follows removing a stale lock. Losing the race for it to another
-  // server starting at the same moment ends in DataDirInUse, as it should.
+  // Two rounds: the second follows removing a stale lock; a server that loses the race for the
+  // new one to another starting at the same moment ends in DataDirInUse. Not covered: two that
+  // both read the same stale lock and remove it in turn (the second removing the first's new
+  // lock) both start. That takes two starts within the same few microseconds on a dead owner.
   for (let round = 0; round < 2; round++) {
     try {
       const fd = openSync(file, 'wx');
