@@ -74,8 +74,9 @@ const pools = (h: WifiHeard): boolean => !!h.bssid && (h.active || h.strength >=
 
 /**
  * How many of a stay's networks learn their place: the joined ones, then the loudest. Each is an
- * LMDB read and write in the request's transaction (0.12 ms of a 3-event request at 16); the
- * faint ones teach little (their weight falls with the distance their strength suggests).
+ * LMDB read and write in the request's transaction (all of a 3-event request's teaching cost
+ * 0.12 ms in bench/http-task); the faint ones teach little (their weight falls with the
+ * distance their strength suggests).
  * 8 instead of 16, offline top1: Monaco m1 −0.03, m2 −0.1, NYC s1 −0.01, s2 −0.04, u2 0.0.
  */
 export const LEARN_PLACES = 8;
