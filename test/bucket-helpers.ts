@@ -11,6 +11,7 @@ import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client }
 import S3rver from 's3rver';
 import type { AppRecord, Delivery } from '../src/schemas/app.js';
 import type { Trigger } from '../src/schemas/visit.js';
+export { until } from './helpers/until.js';
 
 /** The one key pair s3rver accepts: apps in the tests carry it as their own credentials. */
 export const S3RVER_KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
@@ -92,12 +93,3 @@ export function sampleTrigger(appKey: string, n: number): Trigger {
   };
 }
 
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 20_000, everyMs = 100): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}

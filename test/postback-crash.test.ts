@@ -17,16 +17,8 @@ import { createApp, signed } from './helpers/client.js';
 import { visitRequest } from './helpers/requests.js';
 import { Outbox } from '../src/delivery/outbox.js';
 import { EXIT_DATA_DIR_IN_USE, LOCK_FILE } from '../src/data-dir-lock.js';
+import { until } from './helpers/until.js';
 
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 30_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 /** A receiver that holds every request open (no answer) until `open` is set, then answers 200. */
 async function holdingReceiver() {

@@ -10,6 +10,7 @@ import { ADMIN_TOKEN, startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
 import { visitRequest } from './helpers/requests.js';
 import { verifyPostback } from '../src/index.js';
+import { until } from './helpers/until.js';
 
 interface Arrival { path: string; url: string; id: string; body: string; trigger: any; at: number }
 
@@ -56,15 +57,6 @@ class Receiver {
   }
 }
 
-async function until<T>(what: string, check: () => T | undefined | false | Promise<T | undefined | false>, timeoutMs = 60_000): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
 
 const admin = (dwell: Running, path: string, method = 'GET', body?: unknown) => fetch(dwell.url + path, {
   method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
