@@ -161,3 +161,36 @@ test('a worker\'s index follows the change log, and rebuilds when the log was tr
     await store.close();
   }
 });
+
+test('writes issued together apply in issue order: no lost update, a contiguous change log', async () => {
+  const store = new GeofenceStore(tempDir());
+  try {
+    const a = await store.create('ak_a', input(0, 'first'));
+    const b = await store.create('ak_a', input(0));
+    const v0 = store.version('ak_a');
+    // Issued in one turn of the event loop, none awaited before the next.
+    const ops = [
+      store.update('ak_a', a.id, { tag: 'second' }),
+      store.update('ak_a', a.id, { push_text: 'hello' }),
+      store.create('ak_a', input(0)),
+      store.delete('ak_a', b.id),
+      store.update('ak_a', b.id, { tag: 'too late' }),
+      store.update('ak_a', a.id, { tag: 'third' }),
+    ];
+    const [u1, u2, , gone, late, u3] = await Promise.all(ops);
+    assert.equal((u1 as { tag: string }).tag, 'second');
+    assert.equal((u2 as { push_text: string }).push_text, 'hello');
+    assert.equal(gone, true);
+    assert.equal(late, undefined, 'an update issued after a delete finds nothing');
+    assert.deepEqual([(u3 as { tag: string }).tag, (u3 as { push_text: string }).push_text], ['third', 'hello'], 'each update built on the one before');
+    const stored = store.get('ak_a', a.id)!;
+    assert.deepEqual([stored.tag, stored.push_text], ['third', 'hello']);
+    assert.equal(store.get('ak_a', b.id), undefined);
+    const log = store.changesSince('ak_a', v0);
+    assert.ok(log, 'the log reaches back: no gap in its numbers');
+    assert.equal(log.ids.length, 5, 'five writes took effect: three updates, a create, a delete');
+    assert.equal(store.version('ak_a'), v0 + 5);
+  } finally {
+    await store.close();
+  }
+});

@@ -7,8 +7,13 @@
  *   worker bring its own in-memory index up to date by replaying ids (see worker.ts).
  * Expiry is decided at read time against `now()`: an expired record is invisible to every read and
  * write here from the millisecond it expires, whether or not the sweep has purged it yet.
- * Writes are async LMDB transactions, batched; create, update and delete also wait for the disk
- * flush (lmdb-js overlaps it with later commits), so an answered write survives a crash.
+ * Writes are LMDB batches: their records are encoded here and written by lmdb-js's write thread,
+ * which keeps the B-tree work off the event loop (creates/s are bound by this thread). Batches
+ * commit in the order they are issued, so a change number taken when a write is issued is also
+ * its commit order. A read-modify-write (update, delete, expiry) reads the committed record, so
+ * it waits for the writes already issued for that fence (`serial`). Create, update and delete
+ * also wait for the disk flush (lmdb-js overlaps it with later commits), so an answered write
+ * survives a crash.
  */
 import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
@@ -34,6 +39,7 @@ export function newId(): string {
 }
 export const ID_PATTERN = /^gf_[0-9a-f]{24}$/;
 const iso = (ms: number) => new Date(ms).toISOString();
+const fenceKey = (app: string, id: string) => `${app}\u0000${id}`;
 
 /** Ms at which the record stops existing; Infinity for ttl 0. */
 export function expiresMs(rec: { expires_at: string | null }): number {
@@ -48,6 +54,13 @@ export class GeofenceStore {
   private readonly expiry: Database<1, [number, string, string]>;
   private readonly seq: Database<number, string>;
   private readonly changes: Database<string, [string, number]>;
+  /**
+   * The last change number issued per app. One object writes a data directory's store: the
+   * server's (data-dir-lock.ts keeps other processes out; detection workers only read).
+   */
+  private readonly issued = new Map<string, number>();
+  /** Per fence ([app, id]), the last write issued and not yet committed. */
+  private readonly inFlight = new Map<string, Promise<unknown>>();
 
   constructor(dataDir: string, opts: StoreOptions = {}) {
     fs.mkdirSync(dataDir, { recursive: true });
@@ -100,7 +113,8 @@ export class GeofenceStore {
       id: newId(), app_key: app, tag: input.tag, location: input.location, ttl: input.ttl, push_text: input.push_text,
       created_at: at, updated_at: at, expires_at: input.ttl > 0 ? iso(now + input.ttl * 1000) : null,
     };
-    await this.root.transaction(() => {
+    // A new id: nothing of it is in flight, and nobody knows it before this answer.
+    await this.root.batch(() => {
       this.putIn(rec);
       this.bump(app, rec.id);
     });
@@ -111,9 +125,9 @@ export class GeofenceStore {
   /** Undefined when the id is unknown to this app or expired: the caller answers 404. */
   async update(app: string, id: string, patch: GeofencePatch): Promise<StoredGeofence | undefined> {
     const now = this.now();
-    return this.durable(() => {
+    return this.serial(app, id, () => {
       const old = this.get(app, id, now);
-      if (!old) return undefined;
+      if (!old) return { result: undefined };
       const next: StoredGeofence = { ...old, updated_at: iso(now) };
       if (patch.tag !== undefined) next.tag = patch.tag;
       if (patch.push_text !== undefined) next.push_text = patch.push_text;
@@ -122,20 +136,20 @@ export class GeofenceStore {
         next.ttl = patch.ttl;
         next.expires_at = patch.ttl > 0 ? iso(now + patch.ttl * 1000) : null;
       }
-      this.unlinkIn(old);
-      this.putIn(next);
-      this.bump(app, id);
-      return next;
+      return { result: next, write: () => {
+        this.unlinkIn(old);
+        this.putIn(next);
+        this.bump(app, id);
+      } };
     });
   }
 
   /** False when the id is unknown to this app or expired. */
   delete(app: string, id: string): Promise<boolean> {
     const now = this.now();
-    return this.durable(() => {
+    return this.serial(app, id, () => {
       const rec = this.get(app, id, now);
-      if (rec) this.purgeIn(rec);
-      return rec !== undefined;
+      return rec ? { result: true, write: () => this.purgeIn(rec) } : { result: false };
     });
   }
 
@@ -147,21 +161,50 @@ export class GeofenceStore {
     const now = this.now();
     const due = [...this.expiry.getKeys({ start: [0, '', ''], end: [Math.floor(now) + 1, '', ''], limit: max })];
     if (due.length === 0) return 0;
-    await this.root.transaction(() => {
-      for (const [ms, app, id] of due) {
+    // Fences with a write in flight wait for the next sweep: their committed record may be stale.
+    const ready = due.filter(([, app, id]) => !this.inFlight.has(fenceKey(app, id)));
+    const written = this.root.batch(() => {
+      for (const [ms, app, id] of ready) {
         const rec = this.fences.get([app, id]);
         // A record updated since the key was read has a new expiry entry: this one is stale.
         if (rec && expiresMs(rec) === ms) this.purgeIn(rec);
         else this.expiry.remove([ms, app, id]);
       }
     });
-    return due.length;
+    // An update or delete issued from now on reads after the purge, and finds nothing.
+    for (const [, app, id] of ready) this.track(fenceKey(app, id), written);
+    await written;
+    return ready.length;
   }
 
-  private async durable<T>(fn: () => T): Promise<T> {
-    const out = await this.root.transaction(fn);
-    await this.root.flushed;
-    return out;
+  /**
+   * A read-modify-write of one fence: once every write already issued for it has committed,
+   * `decide` reads the committed record and answers the result, with the writes to issue as one
+   * batch if any (durable before the result is given).
+   */
+  private serial<T>(app: string, id: string, decide: () => { result: T; write?: () => void }): Promise<T> {
+    const key = fenceKey(app, id);
+    const run = async (): Promise<T> => {
+      const { result, write } = decide();
+      if (!write) return result;
+      const written = this.root.batch(write);
+      this.track(key, written);
+      await written;
+      await this.root.flushed;
+      return result;
+    };
+    const before = this.inFlight.get(key);
+    if (!before) return run();
+    const after = before.then(run, run);
+    this.track(key, after);
+    return after;
+  }
+
+  /** Later read-modify-writes of this fence wait for `p`. */
+  private track(key: string, p: Promise<unknown>): void {
+    const done = p.then(() => undefined, () => undefined);
+    this.inFlight.set(key, done);
+    void done.then(() => { if (this.inFlight.get(key) === done) this.inFlight.delete(key); });
   }
 
   /** The app's change counter: bumped by every create, update, delete and purge. */
@@ -218,8 +261,12 @@ export class GeofenceStore {
     this.bump(rec.app_key, rec.id);
   }
 
+  /** Logs a change of `id`, numbered when issued (inside a batch: that is its commit order too). */
   private bump(app: string, id: string): void {
-    const n = this.version(app) + 1;
+    // The first write of an app in this process starts from what is committed: nothing of the
+    // app can be in flight before it.
+    const n = (this.issued.get(app) ?? this.version(app)) + 1;
+    this.issued.set(app, n);
     this.seq.put(app, n);
     this.changes.put([app, n], id);
   }
