@@ -32,6 +32,7 @@ const SETTINGS = {
   adminToken: { env: 'DWELL_ADMIN_TOKEN', doc: 'bearer token of the admin API (unset: the admin API answers 401)', parse: str, fallback: () => '' },
   postbackAllowPrivate: { env: 'DWELL_POSTBACK_ALLOW_PRIVATE', doc: 'let postback URLs reach loopback, private and link-local addresses', parse: bool, fallback: () => false },
   workers: { env: 'DWELL_WORKERS', doc: 'detection worker threads', parse: int(1, 256), fallback: () => Math.max(1, availableParallelism()) },
+  workerTasks: { env: 'DWELL_WORKER_TASKS', doc: 'detections handed to each worker ahead of time (more: fewer thread hand-offs; fewer: a shorter wait behind a slow one)', parse: int(1, 1024), fallback: () => 12 },
   maxQueue: { env: 'DWELL_MAX_QUEUE', doc: 'detections waiting for a worker before new ones are shed with 503', parse: int(1, 1_000_000), fallback: () => 2048 },
   rateLimit: { env: 'DWELL_RATE_LIMIT', doc: 'signed requests a second per app, bursts up to the same (0: unlimited)', parse: int(0, 10_000_000), fallback: () => 0 },
   postbackConcurrency: { env: 'DWELL_POSTBACK_CONCURRENCY', doc: 'postback sends in flight per app', parse: int(1, 10_000), fallback: () => 32 },

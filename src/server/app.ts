@@ -41,7 +41,7 @@ export async function startServer(config: Config): Promise<Server> {
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
   const replays = new ReplayCache();
-  const pool = new DetectPool(config.workers, config.maxQueue);
+  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue);
 
   let store: StoreHandle | null = null;
   let draining = false;
