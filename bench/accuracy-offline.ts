@@ -92,6 +92,7 @@ const t0 = performance.now();
 for (const line of lines) {
   const { body, send_at } = JSON.parse(line) as { body: StructuredRequest & UnstructuredRequest; send_at: string };
   ctx.now = Date.parse(send_at);
+  users.fresh(); // as a worker does before every task
   const t = performance.now();
   const data = body.events ? detectStructured(body, ctx) : detectUnstructured(body, ctx);
   if (body.events) { const dt = performance.now() - t; for (let i = 0; i < body.events.length; i++) perEvent.push(dt / body.events.length); }

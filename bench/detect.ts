@@ -138,6 +138,7 @@ async function worker(): Promise<void> {
     const { user, ev } = makeEvent(k);
     const body = { advertising_id: user, events: [ev] } as Parameters<typeof detectStructured>[0];
     // The core alone: what ranking costs, history (kernel and labels) and Wi-Fi evidence included.
+    users.fresh(); // as a worker does before every task
     const history = users.read(user)?.v;
     let t = performance.now();
     const f = fixesOf(ev.data as never);

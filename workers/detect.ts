@@ -4,6 +4,7 @@
  * store is opened in place from the shared index; user state is one LMDB environment shared by
  * all workers.
  */
+import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { asDwellError } from '../src/errors.js';
 import { log } from '../src/log.js';
@@ -14,6 +15,7 @@ import { openStore } from '../src/venues/store.js';
 import { estimateAddress } from '../src/venues/address.js';
 import { detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
 import { openUserStore } from '../src/users/store.js';
+import { newVersions } from '../src/users/learned-cache.js';
 import { geofenceEvents } from '../src/geofences/worker.js';
 import type { Fix } from '../src/geofences/events.js';
 import type { Signal } from '../src/schemas/detect-request.js';
@@ -23,6 +25,8 @@ import type { DetectOutcome, DetectResult, DetectTask, Tally } from '../src/serv
 // Load the offline place database while the pool starts, not inside the first request.
 estimateAddress(0, 0);
 const userStores = new Map<string, ReturnType<typeof openUserStore>>();
+/** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */
+const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
 
 const utf8 = new TextEncoder();
 
@@ -43,7 +47,8 @@ function outcome(task: DetectTask): DetectOutcome {
     // noSync: a commit still survives a crash of this process (it is in the OS page cache); only
     // an OS crash could lose the last moments of history, which costs a prior, never a trigger.
     // Waiting for the disk on every request cost two thirds of a worker's time (bench:http).
-    if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true })));
+    if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true, versions })));
+    users.fresh();
     const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;

@@ -1,5 +1,6 @@
 /** The Piscina pool of detection workers. */
 import { Piscina } from 'piscina';
+import { newVersions } from '../users/learned-cache.js';
 import { DwellError } from '../errors.js';
 import type { DetectResult, DetectTask } from './detect-task.js';
 
@@ -21,6 +22,8 @@ export class DetectPool {
       maxThreads: threads,
       idleTimeout: Infinity,
       concurrentTasksPerWorker: tasksPerWorker,
+      // The workers' shared table that keeps their caches of learned values exact (learned-cache.ts).
+      workerData: { userVersions: newVersions().buffer },
     });
   }
 

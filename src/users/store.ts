@@ -9,6 +9,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { emptyRecord, type UserRecord } from './records.js';
+import { LearnedCache, newVersions, type Versions } from './learned-cache.js';
 import type { PooledAp } from '../detect/evidence/wifi.js';
 import type { ApPlace } from '../detect/evidence/position.js';
 
@@ -37,12 +38,20 @@ export interface UserStore {
   pooledAps(app: string, bssids: readonly string[]): Array<PooledAp | undefined>;
   /** Teaches access points seen at confident visits (for requests without a user). */
   learn(app: string, aps: ApObservation[]): void;
+  /**
+   * Renews this thread's read snapshot. A worker runs its tasks back to back without its event
+   * loop turning, and lmdb-js renews snapshots on a timer: without this, a worker under load
+   * would keep reading what the other workers had written when the load began.
+   */
+  fresh(): void;
   close(): void;
 }
 
 export interface UserStoreOptions {
   /** Skip fsync at commit (benchmarks, tests): a crash may lose the latest updates. */
   noSync?: boolean;
+  /** Shared by the threads of one process that open this store (learned-cache.ts); one of its own if absent. */
+  versions?: Versions;
 }
 
 const MAX_POOLED_VENUES = 24;
@@ -73,8 +82,17 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   const options = { path: dir, useRecords: false, noSync: opts.noSync ?? false, compression: false };
   const root: RootDatabase = open(options as RootDatabaseOptionsWithPath);
   const db: Database = root;
+  const versions = opts.versions ?? newVersions();
+  /** Access points' places and pooled evidence as last read: settled ones never change, most scanned ones are unknown. */
+  const cache = new LearnedCache<ApPlace | PooledAp>(versions);
+  /** Learned keys written by the open transaction, published once it commits. */
+  const written: string[] = [];
+  const cacheKey = (kind: string, app: string, bssid: string) => `${kind}\u0000${app}\u0000${bssid}`;
+  const committed = () => { LearnedCache.published(versions, written); written.length = 0; };
 
   const pool = (app: string, o: ApObservation) => {
+    const ck = cacheKey('pv', app, o.bssid);
+    if (((cache.peek(ck) as PooledAp | undefined)?.n ?? 0) >= POOL_MAX_STAYS) return;
     const key = ['pv', app, o.bssid];
     const p: PooledAp = (db.get(key) as PooledAp | undefined) ?? { n: 0, v: {} };
     if (p.n >= POOL_MAX_STAYS) return;
@@ -95,17 +113,21 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       for (let i = 0; i < ids.length - MAX_POOLED_VENUES; i++) delete p.v[ids[i]];
     }
     db.putSync(key, p);
+    written.push(ck);
   };
 
   const learn = (app: string, obs: ApObservation[]) => {
     for (const o of obs) {
       if (o.pool) { pool(app, o); continue; }
       if (o.at) {
+        const ck = cacheKey('apx', app, o.bssid);
+        if (((cache.peek(ck) as ApPlace | undefined)?.[3] ?? 0) >= AP_PLACE_MAX_STAYS) continue;
         const key = ['apx', app, o.bssid];
         const p = (db.get(key) as ApPlace | undefined) ?? [0, 0, 0, 0];
         if (p[3] >= AP_PLACE_MAX_STAYS) continue;
         const [lat, lon, w] = o.at;
         db.putSync(key, [p[0] + w, p[1] + w * lat, p[2] + w * lon, p[3] + 1]);
+        written.push(ck);
       }
     }
   };
@@ -113,7 +135,8 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   return {
     read: (user) => db.get(['u', user]) as UserRecord | undefined,
     update<T>(user: string, fn: (record: UserRecord) => UserUpdate<T>): T {
-      return root.transactionSync(() => {
+      written.length = 0;
+      const result = root.transactionSync(() => {
         const stored = db.get(['u', user]) as UserRecord | undefined;
         // Decoded afresh on every get (no value cache), so it is ours to change.
         const rec: UserRecord = stored ?? emptyRecord();
@@ -122,8 +145,16 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
         if (out.learn && out.learn.aps.length) learn(out.learn.app, out.learn.aps);
         return out.result;
       });
+      committed();
+      return result;
     },
-    learn: (app, aps) => { if (aps.length) root.transactionSync(() => learn(app, aps)); },
+    learn: (app, aps) => {
+      if (!aps.length) return;
+      written.length = 0;
+      root.transactionSync(() => learn(app, aps));
+      committed();
+    },
+    fresh: () => { cache.begin(); root.resetReadTxn(); },
     mergePriors: (app, pending) => root.transactionSync(() => {
       const key = ['kp', app];
       const stored = db.get(key) as number[] | undefined;
@@ -146,8 +177,9 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       db.putSync(key, flat);
       return out;
     }),
-    apPlaces: (app, bssids) => bssids.map((b) => (b ? (db.get(['apx', app, b]) as ApPlace | undefined) : undefined)),
-    pooledAps: (app, bssids) => bssids.map((b) => (b ? (db.get(['pv', app, b]) as PooledAp | undefined) : undefined)),
+    // Cached values are shared: callers only read them (learn re-reads inside its transaction).
+    apPlaces: (app, bssids) => bssids.map((b) => (b ? cache.get(cacheKey('apx', app, b), () => db.get(['apx', app, b])) as ApPlace | undefined : undefined)),
+    pooledAps: (app, bssids) => bssids.map((b) => (b ? cache.get(cacheKey('pv', app, b), () => db.get(['pv', app, b])) as PooledAp | undefined : undefined)),
     close: () => { void root.close(); },
   };
 }
