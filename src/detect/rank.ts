@@ -9,7 +9,7 @@ import { kindOf } from './kinds.js';
 import { gpsLogLik } from './evidence/gps.js';
 import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
 import { learnedDwellLog, learnedTowLog, type PriorSync } from './evidence/learned-priors.js';
-import { pooledBest, pooledLog, ssidLog, type PooledAp, type WifiHeard } from './evidence/wifi.js';
+import { pooledBest, pooledLog, ssidEvidence, ssidLog, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 import { learnedRadius, type SparseSync } from './evidence/footprint.js';
 
@@ -91,6 +91,7 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
   const lp = W.learnedPriors && q.priors ? q.priors : undefined;
   let max = W.none;
   const nStays = W.history || W.labels ? nearbyStays(q.history, q.lat, q.lon, stays, stayIdx) : 0;
+  const ssids = W.ssid ? ssidEvidence(q.heard) : [];
   const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
@@ -108,7 +109,7 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     gpsScore[i] = own;
     let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
-    if (W.ssid && q.heard.length) s += W.ssid * ssidLog(q.heard, v);
+    if (ssids.length) s += W.ssid * ssidLog(ssids, v);
     for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
     if (nStays && W.history) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);
     if (labelled) s += W.labels * labelScore[i];

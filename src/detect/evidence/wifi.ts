@@ -81,12 +81,10 @@ function ssidKey(ssid: string): string {
 }
 
 /**
- * How strongly an SSID names the venue: 0 none; 1 the SSID is the venue's first word only
+ * How strongly an SSID's key names the venue: 0 none; 1 the SSID is the venue's first word only
  * (weak: "Guest-Hotel" fits every hotel); 2 the SSID spells the name or brand.
  */
-export function ssidMatch(ssid: string, v: Venue): number {
-  if (!ssid) return 0;
-  const s = ssidKey(ssid);
+function keyMatch(s: string, v: Venue): number {
   if (s.length < 3) return 0;
   let best = 0;
   for (const name of nameKeys(v)) {
@@ -96,18 +94,33 @@ export function ssidMatch(ssid: string, v: Venue): number {
   return best;
 }
 
-/** Log likelihood ratio of the venue from network names heard at the event. */
-export function ssidLog(heard: readonly WifiHeard[], v: Venue): number {
-  if (!v.name && !v.brand) return 0;
-  let total = 0;
+/** The networks whose names can speak for a venue, as `ssidLog` reads them: [name key, weight, …]. */
+export type SsidEvidence = Array<string | number>;
+
+/**
+ * Worked out once per stay, not once per candidate (16 heard × 40 candidates an event). Only a
+ * network the phone joined, or one heard as if from the same room, speaks for the venue: a
+ * scanned one may be next door, and on simulated data fainter names more often belonged to the
+ * neighbours. A joined network is the venue's own, so it weighs more.
+ */
+export function ssidEvidence(heard: readonly WifiHeard[]): SsidEvidence {
+  const out: SsidEvidence = [];
   for (const h of heard) {
-    const m = ssidMatch(h.ssid, v);
+    if (!h.ssid || (!h.active && h.strength < -65)) continue;
+    const key = ssidKey(h.ssid);
+    if (key.length >= 3) out.push(key, h.active ? 4.0 : 1.5);
+  }
+  return out;
+}
+
+/** Log likelihood ratio of the venue from network names heard at the event (`ssidEvidence`). */
+export function ssidLog(evidence: SsidEvidence, v: Venue): number {
+  if (evidence.length === 0 || (!v.name && !v.brand)) return 0;
+  let total = 0;
+  for (let i = 0; i < evidence.length; i += 2) {
+    const m = keyMatch(evidence[i] as string, v);
     if (m === 0) continue;
-    // A joined network is the venue's own; a scanned one may be next door, more so when faint.
-    // Only a network the phone joined, or one heard as if from the same room, speaks for the venue:
-    // measured on simulated data, fainter names more often belonged to the neighbours.
-    if (!h.active && h.strength < -65) continue;
-    const base = h.active ? 4.0 : 1.5;
+    const base = evidence[i + 1] as number;
     total = Math.max(total, m === 2 ? base : base * 0.3);
   }
   return total;
