@@ -52,8 +52,8 @@ function outcome(task: DetectTask): DetectOutcome {
     const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
-    const signals = 'events' in b ? b.events.flatMap((e) => e.data) : b.data;
-    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, b.advertising_id ?? b.user_id ?? null, fixesOf(signals), task.now);
+    const fixes = () => fixesOf('events' in b ? b.events.flatMap((e) => e.data) : b.data);
+    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, b.advertising_id ?? b.user_id ?? null, fixes, task.now);
     return {
       ok: true,
       kind: valid.kind,

@@ -55,12 +55,15 @@ export function liveIndex(store: GeofenceStore, cacheKey: string, app: string): 
  * Entry and exit events of one user's fixes, in time order. With no user key the presence starts
  * empty and is not kept (an anonymous request has no history, as for visits).
  */
-export function geofenceEvents(dataDir: string, appKey: string, userKey: string | null, fixes: readonly Fix[], now = Date.now()): GeofenceEvent[] {
-  if (fixes.length === 0) return [];
+export function geofenceEvents(dataDir: string, appKey: string, userKey: string | null,
+  fixesOrLater: readonly Fix[] | (() => readonly Fix[]), now = Date.now()): GeofenceEvent[] {
   const store = storeFor(dataDir);
   // A worker's read snapshot may predate the main thread's latest commit.
   store.root.resetReadTxn();
   if (store.version(appKey) === 0) return [];
+  // Most apps have no fences: their requests' fixes are not gathered (parsed, sorted) at all.
+  const fixes = typeof fixesOrLater === 'function' ? fixesOrLater() : fixesOrLater;
+  if (fixes.length === 0) return [];
   const index = liveIndex(store, `${dataDir}\u0000${appKey}`, appKey);
   if (index.size === 0) return [];
   const view = { index, info: (id: string) => store.raw(appKey, id) };
