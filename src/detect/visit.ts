@@ -1,5 +1,5 @@
 /** The visit object of contract §2, from a ranking and the stay's times. */
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Address, Place, Visit, VenueInfo } from '../schemas/visit.js';
 import type { RankedVenue } from './rank.js';
 import type { VisitTimes } from '../users/records.js';
@@ -8,7 +8,8 @@ import { formatLocal, formatUtc } from './time.js';
 
 /** Deterministic visit id: a retried request answers with the same ids. */
 export function visitId(...parts: Array<string | number>): string {
-  return 'v_' + createHash('sha256').update(parts.join('\u0000')).digest('base64url').slice(0, 22);
+  // The one-shot hash: half the cost of a Hash object, the same digest.
+  return 'v_' + hash('sha256', parts.join('\u0000'), 'base64url').slice(0, 22);
 }
 
 const round = (x: number, d: number) => Math.round(x * 10 ** d) / 10 ** d;
