@@ -3,7 +3,7 @@
  * runs one detection at a time, and hot paths then allocate nothing per fix.
  */
 import type { Signal } from '../schemas/detect-request.js';
-import { parseStamp } from './time.js';
+import { stampMs } from './time.js';
 
 export interface Fixes {
   n: number;
@@ -33,7 +33,7 @@ export function fixesOf(signals: readonly Signal[]): Fixes {
     const s = signals[i];
     const loc = s.location;
     if (!loc) continue;
-    const t = parseStamp(s.timestamp).ms;
+    const t = stampMs(s.timestamp);
     if (t < last) sorted = false;
     last = t;
     f.t[n] = t; f.lat[n] = loc.lat; f.lon[n] = loc.long;

@@ -4,6 +4,7 @@
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DwellError, invalid } from '../errors.js';
+import { stampMs } from '../detect/time.js';
 import {
   LIMITS, StructuredRequest, UnstructuredRequest,
   type DetectRequest, type Signal,
@@ -89,7 +90,7 @@ function checkSignal(s: Signal, at: string): number {
 
 /** Milliseconds since the epoch of an ISO-8601 timestamp the schema has already shaped. */
 export function parseTime(value: string, path: string): number {
-  const t = Date.parse(value);
+  const t = stampMs(value);
   if (!Number.isFinite(t)) throw invalid(path, `not a valid ISO-8601 timestamp: ${JSON.stringify(value)}`);
   return t;
 }
