@@ -1,0 +1,95 @@
+/**
+ * What a detection's trip through the Piscina pool costs by itself, with a task that does
+ * nothing: process CPU per task when tasks arrive back to back (a saturated server) and when they
+ * arrive evenly at a given rate (a server at part load, whose workers sleep between tasks and
+ * must be woken). The pool is set up as the server's (2 workers, DWELL_WORKER_TASKS per worker,
+ * a 4.4 KB body moved with each task). It explains why bench:http's server spends more CPU a
+ * request at 70 % of its peak than at its peak: on a virtual machine each sleep and wake-up of a
+ * thread costs tens of microseconds.
+ *
+ *   node dist/bench/pool-handoff.js [--rates 500,1500,3000] [--seconds 3] [--repeats 3] [--tasks 12]
+ */
+import { parseArgs } from 'node:util';
+import { Piscina } from 'piscina';
+import { median } from './lib/stats.js';
+
+const { values: argv } = parseArgs({
+  options: {
+    rates: { type: 'string', default: '500,1500,3000' },
+    seconds: { type: 'string', default: '3' },
+    repeats: { type: 'string', default: '3' },
+    tasks: { type: 'string', default: '12' },
+    workers: { type: 'string', default: '2' },
+  },
+});
+const rates = argv.rates!.split(',').map(Number), seconds = Number(argv.seconds), repeats = Number(argv.repeats);
+const threads = Number(argv.workers);
+
+const pool = new Piscina({
+  filename: new URL('./pool/echo-worker.js', import.meta.url).href,
+  minThreads: threads, maxThreads: threads, idleTimeout: Infinity, concurrentTasksPerWorker: Number(argv.tasks),
+});
+const task = (n: number) => {
+  const body = new Uint8Array(4400);
+  return [{ body, gzip: true, sync: true, app: { app_key: 'ak_bench', confirm_dwell_s: 300 }, dataDir: '/tmp/x', now: Date.now(), n }, body.buffer] as const;
+};
+let sink = 0;
+const run = (n: number) => { const [t, buf] = task(n); return pool.run(t, { transferList: [buf] }).then((r: number) => { sink += r; }); };
+
+/** Process CPU µs a task, `count` tasks with at most `window` in flight. */
+async function saturated(count: number, window = 48): Promise<number> {
+  const c0 = process.cpuUsage();
+  let next = 0;
+  const lane = async () => { while (next < count) await run(next++); };
+  await Promise.all(Array.from({ length: window }, lane));
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / count;
+}
+
+/** The same at an even `rate` a second for `seconds` (a 1 ms timer sends what is due). */
+async function paced(rate: number): Promise<number> {
+  const count = Math.round(rate * seconds), start = performance.now(), pending: Promise<void>[] = [];
+  const c0 = process.cpuUsage();
+  let sent = 0;
+  await new Promise<void>((resolve) => {
+    const tick = () => {
+      const due = Math.min(count, Math.floor(((performance.now() - start) * rate) / 1000));
+      while (sent < due) pending.push(run(sent++));
+      if (sent < count) setTimeout(tick, 1); else resolve();
+    };
+    tick();
+  });
+  await Promise.all(pending);
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / count;
+}
+
+/** The pacing timer alone, no tasks: its cost is in the paced figures and is shown to subtract. */
+async function timerOnly(): Promise<number> {
+  const c0 = process.cpuUsage(), end = performance.now() + seconds * 1000;
+  let ticks = 0;
+  await new Promise<void>((resolve) => { const tick = () => { ticks++; if (performance.now() < end) setTimeout(tick, 1); else resolve(); }; tick(); });
+  const c = process.cpuUsage(c0);
+  return (c.user + c.system) / seconds; // µs a second
+}
+
+await saturated(20_000); // warm-up: JIT, worker start
+const timer: number[] = [];
+for (let r = 0; r < repeats; r++) timer.push(await timerOnly());
+const timerPerS = median(timer);
+const rows: string[] = [];
+const fmt = (xs: number[]) => `${median(xs).toFixed(1)} | ${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)}`;
+const sat: number[] = [];
+for (let r = 0; r < repeats; r++) sat.push(await saturated(100_000));
+rows.push(`| back to back (48 in flight) | ${fmt(sat)} | – |`);
+for (const rate of rates) {
+  const xs: number[] = [];
+  for (let r = 0; r < repeats; r++) xs.push(await paced(rate));
+  process.stderr.write(`${rate}/s done\n`);
+  rows.push(`| ${rate} tasks/s, evenly | ${fmt(xs)} | ${(median(xs) - timerPerS / rate).toFixed(1)} |`);
+}
+console.log(`\nPiscina hand-off of an empty task: ${threads} workers, ${argv.tasks} tasks per worker, ${repeats} runs each\n`);
+console.log(`| arrival | process CPU µs a task, median | range | less the pacing timer |\n|---|---:|---:|---:|\n${rows.join('\n')}`);
+console.log(`\nThe 1 ms pacing timer alone costs ${timerPerS.toFixed(0)} µs of CPU a second (${repeats} runs, median), taken off in the last column.`);
+if (sink === -1) console.log(sink);
+await pool.destroy();
