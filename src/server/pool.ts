@@ -11,9 +11,10 @@ export class DetectPool {
    * `tasksPerWorker` tasks are posted to a worker before it asks for more. With one, a worker
    * idles through every round trip (its answer wakes the HTTP thread, which then posts the next
    * task and wakes the worker); with several, it finds the next task waiting and each wake-up
-   * carries several answers. bench:http, 3 runs each: 1 → 1,444 req/s, 3 → 1,785, 6 → 1,970,
-   * 12 → 2,098, 24 → 2,146; the open-loop p99 at 70 % of peak grows past 12 (8.9, 20, 13, 9.3,
-   * 62 ms), as a request can wait behind those already handed to its worker.
+   * carries several answers. bench:http peak, early in session 3: 1 → 1,444 req/s, 3 → 1,785,
+   * 6 → 1,970, 12 → 2,098, 24 → 2,146. At a given part load the p99 hardly depends on it (the
+   * README's bench:http section); a request can wait behind those already handed to its worker,
+   * which is why this stops at 12.
    */
   constructor(threads: number, tasksPerWorker: number, private readonly maxQueue: number) {
     this.pool = new Piscina({
