@@ -8,7 +8,7 @@
  *
  * How it stays exact: the threads of one process share `Versions`, a SharedArrayBuffer with a
  * commit counter and a table of slots (keys hash to slots). A writer, after its LMDB transaction
- * has committed, takes the next counter value and stores it in the slots of the keys it wrote
+ * has committed, takes the next counter value and raises the slots of the keys it wrote to it
  * (`published`). A thread starting a task reads the counter (`begin`) and then renews its LMDB
  * read snapshot, so the snapshot holds every write whose counter value is at most that reading.
  * A value read from LMDB is cached against its slot's value only when that slot is no newer than
@@ -75,6 +75,18 @@ export class LearnedCache<V> {
   static published(versions: Versions, keys: readonly string[]): void {
     if (keys.length === 0) return;
     const at = (Atomics.add(versions, 0, 1) + 1) | 0;
-    for (const k of keys) Atomics.store(versions, slotOf(k), at);
+    for (const k of keys) raise(versions, slotOf(k), at);
+  }
+}
+
+/**
+ * Slots only move forward: a writer that took its counter value earlier but stores it later
+ * (preempted in between) must not set a slot back to a value a reader could mistake for one its
+ * snapshot holds.
+ */
+function raise(versions: Versions, slot: number, at: number): void {
+  for (;;) {
+    const cur = Atomics.load(versions, slot);
+    if (((at - cur) | 0) <= 0 || Atomics.compareExchange(versions, slot, cur, at) === cur) return;
   }
 }
