@@ -98,7 +98,7 @@ function keyMatch(s: string, v: Venue): number {
 export type SsidEvidence = Array<string | number>;
 
 /**
- * Worked out once per stay, not once per candidate (16 heard × 40 candidates an event). Only a
+ * Worked out once per stay, not once per candidate (16 heard × 32 candidates an event). Only a
  * network the phone joined, or one heard as if from the same room, speaks for the venue: a
  * scanned one may be next door, and on simulated data fainter names more often belonged to the
  * neighbours. A joined network is the venue's own, so it weighs more.
