@@ -44,7 +44,7 @@ export class LearnedCache<V> {
   /** The counter as read when this thread's read snapshot was last renewed. */
   private snapshot = 0;
 
-  constructor(private readonly versions: Versions, private readonly maxEntries = 262_144) {}
+  constructor(private readonly versions: Versions, private readonly maxEntries: number) {}
 
   /** Call before renewing the LMDB read snapshot (at the start of every task). */
   begin(): void {

@@ -83,8 +83,11 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   const root: RootDatabase = open(options as RootDatabaseOptionsWithPath);
   const db: Database = root;
   const versions = opts.versions ?? newVersions();
-  /** Access points' places and pooled evidence as last read: settled ones never change, most scanned ones are unknown. */
-  const cache = new LearnedCache<ApPlace | PooledAp>(versions);
+  // Access points' places and pooled evidence as last read: settled ones never change, most
+  // scanned ones are unknown. Bounded apart: a place is 4 numbers (about 200 bytes an entry with
+  // its key), pooled evidence up to 24 venues (about 2 KB), so at most ~40 + ~35 MB a thread.
+  const places = new LearnedCache<ApPlace>(versions, 200_000);
+  const pools = new LearnedCache<PooledAp>(versions, 16_384);
   /** Learned keys written by the open transaction, published once it commits. */
   const written: string[] = [];
   const cacheKey = (kind: string, app: string, bssid: string) => `${kind}\u0000${app}\u0000${bssid}`;
@@ -92,7 +95,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
 
   const pool = (app: string, o: ApObservation) => {
     const ck = cacheKey('pv', app, o.bssid);
-    if (((cache.peek(ck) as PooledAp | undefined)?.n ?? 0) >= POOL_MAX_STAYS) return;
+    if ((pools.peek(ck)?.n ?? 0) >= POOL_MAX_STAYS) return;
     const key = ['pv', app, o.bssid];
     const p: PooledAp = (db.get(key) as PooledAp | undefined) ?? { n: 0, v: {} };
     if (p.n >= POOL_MAX_STAYS) return;
@@ -121,7 +124,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       if (o.pool) { pool(app, o); continue; }
       if (o.at) {
         const ck = cacheKey('apx', app, o.bssid);
-        if (((cache.peek(ck) as ApPlace | undefined)?.[3] ?? 0) >= AP_PLACE_MAX_STAYS) continue;
+        if ((places.peek(ck)?.[3] ?? 0) >= AP_PLACE_MAX_STAYS) continue;
         const key = ['apx', app, o.bssid];
         const p = (db.get(key) as ApPlace | undefined) ?? [0, 0, 0, 0];
         if (p[3] >= AP_PLACE_MAX_STAYS) continue;
@@ -154,7 +157,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       root.transactionSync(() => learn(app, aps));
       committed();
     },
-    fresh: () => { cache.begin(); root.resetReadTxn(); },
+    fresh: () => { places.begin(); pools.begin(); root.resetReadTxn(); },
     mergePriors: (app, pending) => root.transactionSync(() => {
       const key = ['kp', app];
       const stored = db.get(key) as number[] | undefined;
@@ -178,8 +181,8 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       return out;
     }),
     // Cached values are shared: callers only read them (learn re-reads inside its transaction).
-    apPlaces: (app, bssids) => bssids.map((b) => (b ? cache.get(cacheKey('apx', app, b), () => db.get(['apx', app, b])) as ApPlace | undefined : undefined)),
-    pooledAps: (app, bssids) => bssids.map((b) => (b ? cache.get(cacheKey('pv', app, b), () => db.get(['pv', app, b])) as PooledAp | undefined : undefined)),
+    apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(cacheKey('apx', app, b), () => db.get(['apx', app, b])) : undefined)),
+    pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(cacheKey('pv', app, b), () => db.get(['pv', app, b])) : undefined)),
     close: () => { void root.close(); },
   };
 }
