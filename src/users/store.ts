@@ -91,7 +91,14 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   /** Learned keys written by the open transaction, published once it commits. */
   const written: string[] = [];
   const cacheKey = (kind: string, app: string, bssid: string) => `${kind}\u0000${app}\u0000${bssid}`;
-  const committed = () => { LearnedCache.published(versions, written); written.length = 0; };
+  /** A write transaction whose learned keys are published once it has committed. */
+  const teaching = <T>(fn: () => T): T => {
+    written.length = 0;
+    const result = root.transactionSync(fn);
+    LearnedCache.published(versions, written);
+    written.length = 0;
+    return result;
+  };
 
   const pool = (app: string, o: ApObservation) => {
     const ck = cacheKey('pv', app, o.bssid);
@@ -138,8 +145,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   return {
     read: (user) => db.get(['u', user]) as UserRecord | undefined,
     update<T>(user: string, fn: (record: UserRecord) => UserUpdate<T>): T {
-      written.length = 0;
-      const result = root.transactionSync(() => {
+      return teaching(() => {
         const stored = db.get(['u', user]) as UserRecord | undefined;
         // Decoded afresh on every get (no value cache), so it is ours to change.
         const rec: UserRecord = stored ?? emptyRecord();
@@ -148,15 +154,8 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
         if (out.learn && out.learn.aps.length) learn(out.learn.app, out.learn.aps);
         return out.result;
       });
-      committed();
-      return result;
     },
-    learn: (app, aps) => {
-      if (!aps.length) return;
-      written.length = 0;
-      root.transactionSync(() => learn(app, aps));
-      committed();
-    },
+    learn: (app, aps) => { if (aps.length) teaching(() => learn(app, aps)); },
     fresh: () => { places.begin(); pools.begin(); root.resetReadTxn(); },
     mergePriors: (app, pending) => root.transactionSync(() => {
       const key = ['kp', app];
