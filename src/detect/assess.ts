@@ -10,6 +10,7 @@ import { fuse, teachWeight } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
 import { learnFootprints, learnedRadius, type FootprintSample } from './evidence/footprint.js';
 import { kindOf } from './kinds.js';
+import { learnCounted, type ClassSizes } from './evidence/counted-prior.js';
 
 export interface Assessment {
   /** The position used: the GPS centre fused with Wi-Fi positioning. */
@@ -49,11 +50,13 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
 
 const kinds: number[] = [], probs: number[] = [];
 /**
- * A confirmed stay teaches the app's kind × hour and dwell tables (learned-priors.ts) and the
- * footprints of its likely venues' types (footprint.ts).
+ * A confirmed stay teaches the app's kind × hour and dwell tables (learned-priors.ts), the
+ * footprints of its likely venues' types (footprint.ts) and the share of visits to counted
+ * venues (counted-prior.ts; `venues` says how many the store holds).
  */
-export function learnFromStay(a: Assessment, confirmed: boolean, users: UserStore, app: string): void {
+export function learnFromStay(a: Assessment, confirmed: boolean, users: UserStore, app: string, venues: ClassSizes): void {
   if (!confirmed || a.ranked.length === 0) return;
+  learnCounted(app, users, venues, a.ranked);
   const samples: FootprintSample[] = [];
   for (let i = 0; i < a.ranked.length && i < 5; i++) {
     const { venue: v, distance, probability } = a.ranked[i];

@@ -6,6 +6,7 @@
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import type { Address } from '../schemas/visit.js';
+import { UNCOUNTED } from '../venues/types.js';
 import type { Venue, VenueStore } from './venue.js';
 import { KINDS, KIND_RADIUS, kindOfText } from './kinds.js';
 import { M_PER_DEG, metres } from './geo.js';
@@ -35,19 +36,21 @@ export function venueFromRow(r: Row, index: number): Venue {
   return {
     id: String(r.id), name: r.name ?? '', lat: r.lat, lon: r.lon, type_id: index, type: sub,
     category: KINDS[kind], sub_category: sub, radius: r.radius ?? KIND_RADIUS[KINDS[kind]],
-    popularity: r.popularity ?? r.checkins ?? 0,
+    popularity: r.popularity ?? r.checkins ?? UNCOUNTED,
     ...(r.brand ? { brand: r.brand } : {}), ...(toAddress(r.address) ? { address: toAddress(r.address) } : {}),
   };
 }
 
 export class MemoryVenueStore implements VenueStore {
   readonly id: string;
+  readonly counted: number;
   private readonly venues: Venue[];
   private readonly grid = new Map<number, number[]>();
 
   constructor(venues: Venue[], id = 'memory') {
     this.id = id;
     this.venues = venues;
+    this.counted = venues.filter((v) => v.popularity >= 0).length;
     venues.forEach((v, i) => {
       const k = key(Math.floor(v.lat / CELL), Math.floor(v.lon / CELL));
       let cell = this.grid.get(k);

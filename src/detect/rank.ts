@@ -12,6 +12,7 @@ import { learnedDwellLog, learnedTowLog, type PriorSync } from './evidence/learn
 import { pooledBest, pooledLog, ssidEvidence, ssidLog, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 import { learnedRadius, type SparseSync } from './evidence/footprint.js';
+import { countedLog } from './evidence/counted-prior.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
@@ -114,6 +115,7 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     gpsScore[i] = own;
     let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
+    if (q.priors) s += countedLog(q.priors.app, q.priors.sync, store, v.popularity);
     if (ssids.length) s += W.ssid * ssidLog(ssids, v);
     for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
     if (nStays && W.history) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);

@@ -40,7 +40,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const stay: StayFacts = { id, startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, confirmed,
       lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
     learn.push(...apsToLearn(a, confirmed));
-    learnFromStay(a, confirmed, ctx.users, ctx.app.app_key);
+    learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues);
     out.push({ item: { event_id: ev.event_id, visit: null as never }, stay, a });
   }
   const times = new Map<string, VisitTimes>();

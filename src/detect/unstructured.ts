@@ -40,7 +40,7 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
         times = recordPlace(rec, a.ranked[0].venue.id, c.id, r.startMs);
         if (r.endMs !== null) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs, a.ranked);
       }
-      if (r.endMs !== null) { learn.push(...apsToLearn(a, true)); learnFromStay(a, true, ctx.users, ctx.app.app_key); }
+      if (r.endMs !== null) { learn.push(...apsToLearn(a, true)); learnFromStay(a, true, ctx.users, ctx.app.app_key, ctx.venues); }
       const stay = { id: c.id, startMs: r.startMs, endMs: r.endMs, offsetMin: c.o, confirmed: true,
         lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
       items.push({ visit: buildVisit(stay, a.ranked, times, ctx.estimateAddress) });

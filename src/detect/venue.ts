@@ -5,4 +5,4 @@
 import type { VenueStore as Store } from '../venues/store.js';
 
 export type { Venue } from '../venues/types.js';
-export type VenueStore = Pick<Store, 'id' | 'count' | 'near' | 'get' | 'close'>;
+export type VenueStore = Pick<Store, 'id' | 'count' | 'counted' | 'near' | 'get' | 'close'>;

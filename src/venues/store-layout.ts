@@ -25,6 +25,8 @@ export interface StoreMeta {
   source: { format: string; file: string };
   built_at: string;
   index_bytes: number;
+  /** Venues whose source counted visits (popularity ≥ 0); absent in stores built before it was kept. */
+  counted?: number;
 }
 
 export function newBuildId(): string {

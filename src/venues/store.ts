@@ -13,11 +13,17 @@ import { INDEX, RECORDS, readCurrent, readMeta, resolveVersion } from './store-l
 import type { Venue } from './types.js';
 
 /** Structured-cloneable: passed to worker threads. */
-export interface StoreHandle { id: string; dir: string; index: SharedArrayBuffer; count: number }
+export interface StoreHandle {
+  id: string; dir: string; index: SharedArrayBuffer; count: number;
+  /** Venues with a visit count; NaN when the store's meta.json predates the field. */
+  counted: number;
+}
 
 export interface VenueStore {
   readonly id: string;
   readonly count: number;
+  /** Venues whose source counted visits (popularity ≥ 0); NaN when the store does not say. */
+  readonly counted: number;
   /** Venues within radiusM of a point, nearest first (exact metre distance), at most max. Records are frozen (cached per thread). */
   near(lat: number, lon: number, radiusM: number, max: number): Array<{ venue: Venue; distance: number }>;
   get(index: number): Venue | undefined;
@@ -45,7 +51,7 @@ export async function loadStore(root: string): Promise<StoreHandle> {
       if (bytesRead === 0) throw new Error(`${join(dir, INDEX)}: ended at byte ${off}, expected ${size}`);
       off += bytesRead;
     }
-    const h: StoreHandle = { id, dir, index, count: meta.count };
+    const h: StoreHandle = { id, dir, index, count: meta.count, counted: meta.counted ?? NaN };
     openIndex(index); // fail here, on the main thread, rather than in every worker
     return h;
   } finally {
@@ -56,6 +62,7 @@ export async function loadStore(root: string): Promise<StoreHandle> {
 class OpenStore implements VenueStore {
   readonly id: string;
   readonly count: number;
+  readonly counted: number;
   private readonly index: Flatbush;
   private readonly db: Records;
   private readonly cache = new Map<number, Venue>();
@@ -63,6 +70,7 @@ class OpenStore implements VenueStore {
   constructor(h: StoreHandle) {
     this.id = h.id;
     this.count = h.count;
+    this.counted = h.counted;
     this.index = openIndex(h.index);
     this.db = openRecords(join(h.dir, RECORDS), true);
   }

@@ -26,10 +26,17 @@ export interface Venue {
   sub_category: string;
   /** Footprint radius in metres: from geometry when the source has it, else a per-type default. */
   radius: number;
+  /**
+   * Visits or check-ins the source counted; UNCOUNTED when the source counts none (an OpenStreetMap
+   * point). Unknown is not zero: a venue a check-in service lists with 0 has been counted.
+   */
   popularity: number;
   brand?: string;
   address?: Address;
 }
+
+/** `popularity` of a venue whose source does not count visits. */
+export const UNCOUNTED = -1;
 
 export type ImportFormat = 'osm' | 'jsonl' | 'tsmc';
 

@@ -47,7 +47,7 @@ function toVenue(row: unknown, progress: Progress): Venue | string {
   const radius = typeof r.radius === 'number' && r.radius > 0 ? r.radius : undefined;
   return makeVenue({
     id, name: (r.name as string | null) ?? '', lat: r.lat as number, lon: r.lon as number, type, radius,
-    popularity: (pop as number | undefined) ?? 0,
+    popularity: pop as number | undefined,
     brand: typeof r.brand === 'string' ? r.brand : undefined,
     address: toAddress(r.address),
   });

@@ -19,6 +19,8 @@ export class StoreWriter {
   private lat = new Float64Array(1 << 16);
   private lon = new Float64Array(1 << 16);
   count = 0;
+  /** Venues with a visit count (popularity ≥ 0): detection learns how their share of visits compares. */
+  counted = 0;
 
   private constructor(readonly dir: string, private readonly progress: Progress) {
     this.db = openRecords(join(dir, RECORDS), false);
@@ -43,6 +45,7 @@ export class StoreWriter {
         const prev = this.db.ids.get(venue.id);
         if (prev !== undefined) { this.progress.badRow(line, `duplicate id ${JSON.stringify(venue.id)} (first kept as record ${prev})`); continue; }
         const i = this.count++;
+        if (venue.popularity >= 0) this.counted++;
         this.grow(i);
         this.lat[i] = venue.lat;
         this.lon[i] = venue.lon;
@@ -71,7 +74,7 @@ export class StoreWriter {
     await writeSynced(join(this.dir, INDEX), new Uint8Array(index));
     const meta: StoreMeta = {
       format_version: FORMAT_VERSION, count: this.count, bbox: bbox(this.lat, this.lon, this.count), source,
-      built_at: new Date().toISOString(), index_bytes: index.byteLength,
+      built_at: new Date().toISOString(), index_bytes: index.byteLength, counted: this.counted,
     };
     await writeSynced(join(this.dir, META), JSON.stringify(meta, null, 2) + '\n');
     return meta;
