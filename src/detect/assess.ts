@@ -10,6 +10,7 @@ import { fuse, teachWeight } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
 import { learnFootprints, learnedRadius, type FootprintSample } from './evidence/footprint.js';
 import { kindOf } from './kinds.js';
+import { indoorShare } from './evidence/indoor.js';
 import { learnCounted, type ClassSizes } from './evidence/counted-prior.js';
 
 export interface Assessment {
@@ -20,6 +21,8 @@ export interface Assessment {
   /** The best candidates by GPS, hour and dwell, for pooling under joined networks. */
   gps: GpsMemo;
   hourOfWeek: number; dwellS: number;
+  /** How likely the fixes were taken indoors (indoor.ts). */
+  indoor: number;
 }
 
 export interface AssessInput {
@@ -41,11 +44,12 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;
   const how = hourOfWeek(mid, q.offsetMin), dwellS = (q.endMs - q.startMs) / 1000;
+  const indoor = indoorShare(gpsCentre.fixSigma);
   const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
-    hourOfWeek: how, heard, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
+    hourOfWeek: how, indoor, heard, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
   });
-  return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS };
+  return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS, indoor };
 }
 
 const kinds: number[] = [], probs: number[] = [];
@@ -66,7 +70,7 @@ export function learnFromStay(a: Assessment, confirmed: boolean, users: UserStor
   if (!WEIGHTS.learnedPriors) return;
   kinds.length = 0; probs.length = 0;
   for (let i = 0; i < a.ranked.length && i < 5; i++) { kinds.push(kindOf(a.ranked[i].venue)); probs.push(a.ranked[i].probability); }
-  learnPriors(app, users, kinds, probs, a.hourOfWeek, a.dwellS);
+  learnPriors(app, users, kinds, probs, a.hourOfWeek, a.dwellS, a.indoor);
 }
 
 /**

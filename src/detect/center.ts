@@ -21,6 +21,8 @@ export interface Centre {
   inlierShare: number;
   /** Median of known speeds, m/s; NaN when none known. */
   medianSpeed: number;
+  /** Typical per-fix sigma of the fixes that carried weight, metres (how good the sky view was). */
+  fixSigma: number;
 }
 
 const w = new Float64Array(5000);
@@ -60,7 +62,7 @@ export function robustCentre(f: Fixes, from = 0, to = f.n): Centre | null {
   const span = (f.t[to - 1] - f.t[from]) / 1000;
   const nEff = Math.min(used, 1 + span / (2 * ERROR_CORRELATION_S));
   const meanVar = used / sumInvVar;
-  return { lat, lon, sigma: Math.sqrt(meanVar / nEff), used, inlierShare: inliers / n, medianSpeed: medianSpeed(f, from, to) };
+  return { lat, lon, sigma: Math.sqrt(meanVar / nEff), used, inlierShare: inliers / n, medianSpeed: medianSpeed(f, from, to), fixSigma: Math.sqrt(meanVar) };
 }
 
 const tmp = new Float64Array(5000);

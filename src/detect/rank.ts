@@ -8,7 +8,8 @@ import type { Venue, VenueStore } from './venue.js';
 import { kindOf } from './kinds.js';
 import { gpsLogLik } from './evidence/gps.js';
 import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
-import { learnedDwellLog, learnedTowLog, type PriorSync } from './evidence/learned-priors.js';
+import { learnedDwellLog, learnedIndoorLog, learnedTowLog, type PriorSync } from './evidence/learned-priors.js';
+import { HAND_INDOOR, indoorLog } from './evidence/indoor.js';
 import { pooledBest, pooledLog, ssidEvidence, ssidLog, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 import { learnedRadius, type SparseSync } from './evidence/footprint.js';
@@ -16,7 +17,7 @@ import { countedLog } from './evidence/counted-prior.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
-  gps: 1, popularity: 1.5, timeOfWeek: 0.6, dwell: 1, ssid: 1,
+  gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, indoor: 1, ssid: 1,
   pooledAp: 1, poolScanDbm: 0, history: 1,
   /** Spread (m) within which a past stay counts as the same place as this one (labelScores). */
   labelSpread: 15,
@@ -43,6 +44,8 @@ export interface RankInput {
   sigma: number;
   dwellS: number;
   hourOfWeek: number;
+  /** How likely the fixes were taken indoors (indoor.ts); NaN when unknown. */
+  indoor: number;
   heard: readonly WifiHeard[];
   /** Where learned kind priors and footprints live (absent: the hand tables, the store's radius). */
   priors?: { app: string; sync: PriorSync & SparseSync };
@@ -108,9 +111,11 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     if (lp) {
       if (W.timeOfWeek) own += W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek);
       if (W.dwell) own += W.dwell * learnedDwellLog(lp.app, lp.sync, kind, q.dwellS);
+      if (W.indoor) own += W.indoor * learnedIndoorLog(lp.app, lp.sync, kind, q.indoor);
     } else {
       if (W.timeOfWeek) own += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
       if (W.dwell) own += W.dwell * dwellLog(kind, q.dwellS);
+      if (W.indoor) own += W.indoor * indoorLog(HAND_INDOOR[kind], q.indoor);
     }
     gpsScore[i] = own;
     let s = own;

@@ -1,8 +1,9 @@
 /**
- * Kind × hour-of-week and dwell-by-kind, learned online per app from confirmed stays. The hand
- * tables of priors.ts are the Dirichlet prior (worth PRIOR_VISITS visits per kind); every
- * confirmed stay then adds its ranking's probability mass to the kinds of its top venues at the
- * stay's hour (and its neighbours, for smoothness) and dwell bin. So a city whose cafés fill at
+ * Kind × hour-of-week, dwell-by-kind and indoor share by kind, learned online per app from
+ * confirmed stays. The hand tables of priors.ts and indoor.ts are the Dirichlet prior (worth
+ * PRIOR_VISITS visits per kind); every confirmed stay then adds its ranking's probability mass to
+ * the kinds of its top venues at the stay's hour (and its neighbours, for smoothness), dwell bin
+ * and indoor look. So a city whose cafés fill at
  * 8 and whose bars at 22 teaches that within a few hundred visits, without tables to maintain.
  *
  * Each thread counts in memory and merges its new counts into LMDB every FLUSH_EVERY stays
@@ -11,11 +12,14 @@
  */
 import { KIND_COUNT } from '../kinds.js';
 import { dwellLog, timeOfWeekLog } from './priors.js';
+import { HAND_INDOOR, indoorLog } from './indoor.js';
 
 export const HOURS = 168;
 /** Dwell bins: log2 of minutes, [<2, 2-4, 4-8, …, ≥ 512]. */
 export const DWELL_BINS = 10;
-export const TABLE_SIZE = KIND_COUNT * (HOURS + DWELL_BINS);
+/** Per kind, [indoor-looking mass, mass of stays whose look is known]: appended last, so older stored tables still merge. */
+const INDOOR_OFF = KIND_COUNT * (HOURS + DWELL_BINS);
+export const TABLE_SIZE = INDOOR_OFF + 2 * KIND_COUNT;
 const DWELL_OFF = KIND_COUNT * HOURS;
 
 export const LEARNED = {
@@ -88,8 +92,17 @@ export function learnedDwellLog(app: string, sync: PriorSync, kind: number, dwel
   return Math.log(((cell(t, i) + A * HAND[i]) / (t.kDwell[kind] + A)) * DWELL_BINS);
 }
 
+/** log P(the fixes' indoor look | kind), with the kind's indoor share learned. */
+export function learnedIndoorLog(app: string, sync: PriorSync, kind: number, share: number): number {
+  if (Number.isNaN(share)) return 0;
+  const t = tables(app, sync);
+  const A = LEARNED.priorVisits;
+  const i = INDOOR_OFF + 2 * kind;
+  return indoorLog((cell(t, i) + A * HAND_INDOOR[kind]) / (cell(t, i + 1) + A), share);
+}
+
 /** A confirmed stay teaches: its top venues' kinds, weighted by their probability. */
-export function learnPriors(app: string, sync: PriorSync, kinds: readonly number[], probs: readonly number[], hour: number, dwellS: number): void {
+export function learnPriors(app: string, sync: PriorSync, kinds: readonly number[], probs: readonly number[], hour: number, dwellS: number, indoor: number): void {
   const t = tables(app, sync);
   const b = dwellBin(dwellS);
   for (let j = 0; j < kinds.length; j++) {
@@ -100,6 +113,7 @@ export function learnPriors(app: string, sync: PriorSync, kinds: readonly number
     t.pending[k * HOURS + ((hour + 1) % HOURS)] += p * 0.25;
     t.pending[k * HOURS + ((hour + HOURS - 1) % HOURS)] += p * 0.25;
     t.pending[DWELL_OFF + k * DWELL_BINS + b] += p;
+    if (!Number.isNaN(indoor)) { t.pending[INDOOR_OFF + 2 * k] += p * indoor; t.pending[INDOOR_OFF + 2 * k + 1] += p; }
     // The kind's totals follow along (the hour's three shares sum to p): recounting all 178
     // cells of every kind after each stay cost 10 µs a request (bench/http-task profile).
     t.kTow[k] += p; t.kDwell[k] += p;
