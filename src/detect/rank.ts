@@ -13,7 +13,7 @@ import { HAND_INDOOR, indoorLog } from './evidence/indoor.js';
 import { pooledBest, pooledLog, ssidEvidence, ssidLog, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 import { learnedRadius, type SparseSync } from './evidence/footprint.js';
-import { countedLog } from './evidence/counted-prior.js';
+import { countedBonus } from './evidence/counted-prior.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
@@ -101,6 +101,8 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
   let max = W.none;
   const nStays = W.history || W.labels ? nearbyStays(q.history, q.lat, q.lon, stays, stayIdx) : 0;
   const ssids = W.ssid ? ssidEvidence(q.heard) : [];
+  // The same for every counted candidate: worked out once, not per candidate.
+  const counted = q.priors ? countedBonus(q.priors.app, q.priors.sync, store) : 0;
   const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
@@ -120,7 +122,7 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     gpsScore[i] = own;
     let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
-    if (q.priors) s += countedLog(q.priors.app, q.priors.sync, store, v.popularity);
+    if (v.popularity >= 0) s += counted;
     if (ssids.length) s += W.ssid * ssidLog(ssids, v);
     for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
     if (nStays && W.history) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);

@@ -12,10 +12,10 @@
  * so a store of one class (every OSM import) ranks exactly as without this factor. The store's
  * own class shares are the prior, worth PRIOR_STAYS stays.
  *
- * Per-thread counts merge into LMDB every FLUSH_EVERY stays (store.ts `mergeSparse`), as the
+ * Per-thread counts merge into LMDB every FLUSH_EVERY stays (sparse-table.ts), as the
  * footprints do, so the weight is shared by the workers and survives restarts.
  */
-import type { SparseSync } from './footprint.js';
+import { sparseTable, type SparseSync, type SparseTable } from './sparse-table.js';
 
 export const COUNTED = {
   /** Pseudo-stays the store's own class shares are worth. */
@@ -30,46 +30,36 @@ export const COUNTED = {
 const K_COUNTED = 0, K_UNCOUNTED = 1;
 const TABLE = 'counted';
 
-interface AppTable {
-  base: Map<number, number>; pending: Map<number, number>; stays: number;
-  /** The current bonus, for the class sizes it was worked out with (a new import may change them). */
-  bonus: number; count: number; counted: number;
-}
-const stores = new WeakMap<SparseSync, Map<string, AppTable>>();
-
 /** What the store holds: `counted` of `count` venues have a visit count. */
 export interface ClassSizes { count: number; counted: number }
 
 const mixed = (s: ClassSizes): boolean => s.counted > 0 && s.counted < s.count;
 
-function table(app: string, sync: SparseSync, sizes: ClassSizes): AppTable {
-  let apps = stores.get(sync);
-  if (!apps) stores.set(sync, (apps = new Map()));
-  let t = apps.get(app);
-  if (!t) {
-    t = { base: sync.mergeSparse(TABLE, app, new Map()), pending: new Map(), stays: 0, bonus: 0, count: 0, counted: 0 };
-    apps.set(app, t);
-  }
-  if (t.count !== sizes.count || t.counted !== sizes.counted) setBonus(t, sizes);
-  return t;
-}
+/** The bonus last worked out per table, with the class sizes it was worked out for (a new import may change them). */
+const bonuses = new WeakMap<SparseTable, { bonus: number; count: number; counted: number }>();
 
-const get = (t: AppTable, k: number): number => (t.base.get(k) ?? 0) + (t.pending.get(k) ?? 0);
-
-function setBonus(t: AppTable, s: ClassSizes): void {
+function bonusOf(t: SparseTable, s: ClassSizes): number {
+  const had = bonuses.get(t);
+  if (had && had.count === s.count && had.counted === s.counted) return had.bonus;
   const uncounted = s.count - s.counted;
   const A = COUNTED.priorStays;
   // π_c ∝ A · N_c / N + mass_c; the prior alone gives a bonus of 0.
-  const pc = A * (s.counted / s.count) + get(t, K_COUNTED);
-  const pu = A * (uncounted / s.count) + get(t, K_UNCOUNTED);
-  t.bonus = Math.log(pc / s.counted) - Math.log(pu / uncounted);
-  t.count = s.count; t.counted = s.counted;
+  const pc = A * (s.counted / s.count) + t.get(K_COUNTED);
+  const pu = A * (uncounted / s.count) + t.get(K_UNCOUNTED);
+  const bonus = Math.log(pc / s.counted) - Math.log(pu / uncounted);
+  bonuses.set(t, { bonus, count: s.count, counted: s.counted });
+  return bonus;
+}
+
+/** Log prior ratio (nats) of any counted venue against an uncounted one; 0 when off or the store has one class. */
+export function countedBonus(app: string, sync: SparseSync, sizes: ClassSizes): number {
+  if (!COUNTED.on || !mixed(sizes)) return 0;
+  return bonusOf(sparseTable(TABLE, app, sync), sizes);
 }
 
 /** Log prior ratio (nats) of a venue by whether its source counted visits. */
 export function countedLog(app: string, sync: SparseSync, sizes: ClassSizes, popularity: number): number {
-  if (!COUNTED.on || popularity < 0 || !mixed(sizes)) return 0;
-  return table(app, sync, sizes).bonus;
+  return popularity < 0 ? 0 : countedBonus(app, sync, sizes);
 }
 
 /** A confirmed stay teaches the class masses of its ranked venues (probabilities, "none" left out). */
@@ -78,13 +68,9 @@ export function learnCounted(app: string, sync: SparseSync, sizes: ClassSizes, r
   let c = 0, u = 0;
   for (const r of ranked) { if (r.venue.popularity >= 0) c += r.probability; else u += r.probability; }
   if (!(c + u > 0)) return;
-  const t = table(app, sync, sizes);
-  t.pending.set(K_COUNTED, (t.pending.get(K_COUNTED) ?? 0) + c / (c + u));
-  t.pending.set(K_UNCOUNTED, (t.pending.get(K_UNCOUNTED) ?? 0) + u / (c + u));
-  if (++t.stays >= COUNTED.flushEvery) {
-    t.base = sync.mergeSparse(TABLE, app, t.pending);
-    t.pending = new Map();
-    t.stays = 0;
-  }
-  setBonus(t, sizes);
+  const t = sparseTable(TABLE, app, sync);
+  t.add(K_COUNTED, c / (c + u));
+  t.add(K_UNCOUNTED, u / (c + u));
+  t.stayDone(COUNTED.flushEvery);
+  bonuses.delete(t);
 }

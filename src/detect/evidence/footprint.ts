@@ -7,9 +7,12 @@
  * each stay offers d²/2 − σ², weighted by the venue's probability (an EM step over the ranking).
  * The store's capped radius is the prior, worth PRIOR_STAYS stays of that type.
  *
- * Per-thread counts merge into LMDB every FLUSH_EVERY stays (store.ts `mergeSparse`), as the
- * learned kind priors do, so the tables are shared by the workers and survive restarts.
+ * Per-thread counts merge into LMDB every FLUSH_EVERY stays (sparse-table.ts), as the learned
+ * kind priors do, so the tables are shared by the workers and survive restarts.
  */
+import { sparseTable, type SparseSync } from './sparse-table.js';
+
+export type { SparseSync } from './sparse-table.js';
 
 export const FOOTPRINT = {
   /** Pseudo-stays the store's radius is worth. */
@@ -25,34 +28,17 @@ const MIN_VAR = 4;
 /** One stay's offer is clipped at this many times the current variance (a wrong label, a jump). */
 const CLIP = 9;
 
-export interface SparseSync {
-  /** Adds a thread's new sparse counts to the app's stored table `name`; answers the sum. */
-  mergeSparse(name: string, app: string, pending: ReadonlyMap<number, number>): Map<number, number>;
-}
-
 /** Per type: [weight, Σ weight · (d²/2 − σ²)] at keys 2·type_id and 2·type_id + 1. */
-interface AppTable { base: Map<number, number>; pending: Map<number, number>; stays: number }
-const stores = new WeakMap<SparseSync, Map<string, AppTable>>();
 const TABLE = 'footprint';
-
-function table(app: string, sync: SparseSync): AppTable {
-  let apps = stores.get(sync);
-  if (!apps) stores.set(sync, (apps = new Map()));
-  let t = apps.get(app);
-  if (!t) apps.set(app, (t = { base: sync.mergeSparse(TABLE, app, new Map()), pending: new Map(), stays: 0 }));
-  return t;
-}
-
-const get = (t: AppTable, k: number): number => (t.base.get(k) ?? 0) + (t.pending.get(k) ?? 0);
 
 /** The footprint radius to rank with (the radius of a uniform disc of the learned variance). */
 export function learnedRadius(app: string, sync: SparseSync, typeId: number, priorRadius: number): number {
   if (!FOOTPRINT.on) return priorRadius;
-  const t = table(app, sync);
-  const w = get(t, 2 * typeId);
+  const t = sparseTable(TABLE, app, sync);
+  const w = t.get(2 * typeId);
   if (w === 0) return priorRadius;
   const B = FOOTPRINT.priorStays;
-  const v = (get(t, 2 * typeId + 1) + B * (priorRadius * priorRadius) / 4) / (w + B);
+  const v = (t.get(2 * typeId + 1) + B * (priorRadius * priorRadius) / 4) / (w + B);
   return 2 * Math.sqrt(Math.max(MIN_VAR, v));
 }
 
@@ -61,19 +47,14 @@ export interface FootprintSample { typeId: number; probability: number; distance
 /** A confirmed stay with a centre of per-axis error `sigma` teaches its likely venues' types. */
 export function learnFootprints(app: string, sync: SparseSync, sigma: number, samples: readonly FootprintSample[]): void {
   if (!FOOTPRINT.on || samples.length === 0) return;
-  const t = table(app, sync);
+  const t = sparseTable(TABLE, app, sync);
   const s2 = sigma * sigma;
   for (const s of samples) {
     if (!(s.probability > 0.05)) continue;
     const cur = (s.radius * s.radius) / 4;
     const offer = Math.min((s.distance * s.distance) / 2 - s2, CLIP * (cur + s2));
-    const kw = 2 * s.typeId;
-    t.pending.set(kw, (t.pending.get(kw) ?? 0) + s.probability);
-    t.pending.set(kw + 1, (t.pending.get(kw + 1) ?? 0) + s.probability * offer);
+    t.add(2 * s.typeId, s.probability);
+    t.add(2 * s.typeId + 1, s.probability * offer);
   }
-  if (++t.stays >= FOOTPRINT.flushEvery) {
-    t.base = sync.mergeSparse(TABLE, app, t.pending);
-    t.pending = new Map();
-    t.stays = 0;
-  }
+  t.stayDone(FOOTPRINT.flushEvery);
 }
