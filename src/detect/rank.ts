@@ -5,7 +5,7 @@
  * with the venues, so that evidence which fits no venue well lowers every probability.
  */
 import type { Venue, VenueStore } from './venue.js';
-import { kindOf } from './kinds.js';
+import { KIND_COUNT, kindOf } from './kinds.js';
 import { gpsLogLik } from './evidence/gps.js';
 import { dwellLog, popularityLog, timeOfWeekLog } from './evidence/priors.js';
 import { learnedDwellLog, learnedIndoorLog, learnedTowLog, type PriorSync } from './evidence/learned-priors.js';
@@ -77,6 +77,7 @@ const poolBest = new Float64Array(64);
 const stays = new Float64Array(3 * 128);
 const labelScore = new Float64Array(MAX_CANDIDATES);
 const stayIdx = new Int32Array(128);
+const kindScore = new Float64Array(KIND_COUNT);
 
 /**
  * The footprint the GPS likelihood uses: the store's radius, capped. Stores give generous
@@ -103,22 +104,17 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
   const ssids = W.ssid ? ssidEvidence(q.heard) : [];
   // The same for every counted candidate: worked out once, not per candidate.
   const counted = q.priors ? countedBonus(q.priors.app, q.priors.sync, store) : 0;
+  // 15 kinds against 32 candidates: what the stay says of a kind is worked out once per kind.
+  kindScore.fill(NaN);
   const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
     // What this stay alone says of the venue (pooled under joined networks): place, hour, length.
     const radius = q.priors ? learnedRadius(q.priors.app, q.priors.sync, v.type_id, footprint(v.radius)) : footprint(v.radius);
-    let own = W.gps * gpsLogLik(distance, q.sigma, radius);
-    if (lp) {
-      if (W.timeOfWeek) own += W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek);
-      if (W.dwell) own += W.dwell * learnedDwellLog(lp.app, lp.sync, kind, q.dwellS);
-      if (W.indoor) own += W.indoor * learnedIndoorLog(lp.app, lp.sync, kind, q.indoor);
-    } else {
-      if (W.timeOfWeek) own += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
-      if (W.dwell) own += W.dwell * dwellLog(kind, q.dwellS);
-      if (W.indoor) own += W.indoor * indoorLog(HAND_INDOOR[kind], q.indoor);
-    }
+    let ofKind = kindScore[kind];
+    if (ofKind !== ofKind) ofKind = kindScore[kind] = kindLog(q, lp, kind);
+    const own = W.gps * gpsLogLik(distance, q.sigma, radius) + ofKind;
     gpsScore[i] = own;
     let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
@@ -144,6 +140,22 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
   // Only a joined network pools the stay's evidence: build the memo only then.
   const joined = q.heard.some((h) => h.active && h.bssid);
   return { venues: out, none: Math.exp((noneScore - max) / T) / sum, gps: joined ? gpsMemo(cands, n) : NO_MEMO };
+}
+
+/** What the stay says of a kind of place, whatever the venue: its hour of the week, its length, its indoor look. */
+function kindLog(q: RankInput, lp: RankInput['priors'], kind: number): number {
+  const W = WEIGHTS;
+  let s = 0;
+  if (lp) {
+    if (W.timeOfWeek) s += W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek);
+    if (W.dwell) s += W.dwell * learnedDwellLog(lp.app, lp.sync, kind, q.dwellS);
+    if (W.indoor) s += W.indoor * learnedIndoorLog(lp.app, lp.sync, kind, q.indoor);
+  } else {
+    if (W.timeOfWeek) s += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
+    if (W.dwell) s += W.dwell * dwellLog(kind, q.dwellS);
+    if (W.indoor) s += W.indoor * indoorLog(HAND_INDOOR[kind], q.indoor);
+  }
+  return s;
 }
 
 const W_pooled = (q: RankInput): number => (WEIGHTS.pooledAp && q.pooled ? Math.min(q.pooled.length, poolBest.length) : 0);
