@@ -5,10 +5,12 @@
  *   node dist/bench/accuracy-offline.js --venues V.jsonl.gz --requests DIR [--results FILE]
  *        [--ablate popularity,history,wifiPos,silence,radiusCap,counted,…] [--set temperature=1.2,none=-3]
  *        [--pos minStays=3] [--learned priorVisits=40] [--footprint priorStays=10] [--counted priorStays=20]
- *        [--memory 1]
+ *        [--memory 1] [--aps APS.jsonl]
  *
  * Venues go through the real importer into a real store (as `dwell import --format jsonl`), so
  * what is measured is what ships; `--memory 1` uses the in-memory test store instead.
+ * `--aps` (from `ceilings.js aps`) puts the simulator's access points in the store before the
+ * replay, each as a place known to 1 m: the ceiling of Wi-Fi positioning with a perfect map.
  */
 import fs from 'node:fs';
 import os from 'node:os';
@@ -89,6 +91,11 @@ else {
   venues = openStore(await loadStore(root));
 }
 const users = openUserStore(dataDir, { noSync: true });
+if (opts.aps) {
+  // Weight 1 = known to 1 m; a teaching stay adds about 1 / (σ² + d²) ≈ 0.005, so the map stays.
+  const aps = fs.readFileSync(opts.aps, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l) as { bssid: string; lat: number; lon: number });
+  users.learn('bench', aps.map((a) => ({ bssid: a.bssid, at: [a.lat, a.lon, 1] as [number, number, number] })));
+}
 const results = opts.results ?? path.join(dataDir, 'results.jsonl');
 const out = fs.openSync(results, 'w');
 const ctx: DetectContext = { venues, users, estimateAddress: () => ({}), app: { app_key: 'bench', confirm_dwell_s: 300 }, now: 0 };

@@ -8,10 +8,16 @@
  *   node dist/bench/ceilings.js twins --venues V.jsonl.gz --requests DIR [--results FILE]
  *     counts scored events whose venue has a twin (same name and category within 10 m), which no
  *     signal can tell apart, and with a results file, the top1 on and off them.
+ *   node dist/bench/ceilings.js aps --venues V.jsonl.gz --requests DIR --out APS.jsonl
+ *     writes where the simulator put every access point around the venues (bssid, lat, lon,
+ *     venue or null for a home or office router): run accuracy-offline.js with `--aps APS.jsonl`
+ *     for the score of Wi-Fi positioning with a perfect map of access points.
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
 import path from 'node:path';
+import os from 'node:os';
+import { pathToFileURL } from 'node:url';
 import { rng } from './lib/rng.js';
 
 interface Venue { id: string; name?: string; category?: string; lat: number; lon: number }
@@ -20,8 +26,8 @@ interface Truth { request_id: string; event_id: string; type: string; venue_id: 
 const opts: Record<string, string> = {};
 const [cmd, ...rest] = process.argv.slice(2);
 for (let i = 0; i < rest.length; i += 2) opts[rest[i].replace(/^--/, '')] = rest[i + 1];
-if (!['position', 'twins'].includes(cmd) || !opts.venues || !opts.requests || (cmd === 'position' && !opts.out)) {
-  console.error('usage: ceilings position|twins --venues V --requests DIR [--out DIR2] [--noise m] [--results FILE]');
+if (!['position', 'twins', 'aps'].includes(cmd) || !opts.venues || !opts.requests || (cmd !== 'twins' && !opts.out)) {
+  console.error('usage: ceilings position|twins|aps --venues V --requests DIR [--out DIR2|FILE] [--noise m] [--results FILE]');
   process.exit(2);
 }
 
@@ -41,7 +47,37 @@ const metres = (a: Venue, b: Venue): number => {
   return Math.hypot(x, y);
 };
 
-if (cmd === 'position') positionOracle(); else twins();
+if (cmd === 'position') positionOracle(); else if (cmd === 'aps') await accessPoints(); else twins();
+
+/**
+ * The simulator's own Wi-Fi world for the set's seed. vdsim exports nothing and runs its command
+ * line on import, so a copy of its source without that last line is imported instead: the map is
+ * the simulator's, not a re-implementation that could drift from it.
+ */
+async function accessPoints(): Promise<void> {
+  const src = fs.readFileSync(process.env.VDSIM ?? '/work/shared/tools/vdsim/vdsim.mjs', 'utf8');
+  const lib = src.replace(/^main\(\)\.catch.*$/m, 'export { WifiWorld, kindOf, cellOf };');
+  if (lib === src) throw new Error('vdsim.mjs: expected its last statement to be main().catch(...), found none');
+  const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vdsim-lib-')), 'vdsim-lib.mjs');
+  fs.writeFileSync(file, lib);
+  const sim = await import(pathToFileURL(file).href);
+  const meta = JSON.parse(fs.readFileSync(path.join(opts.requests, 'meta.json'), 'utf8')) as { seed: string; noise: { ambient: number } };
+  const all = [...venues.values()].map((v) => ({ ...v, kind: sim.kindOf(v.category) }));
+  const world = new sim.WifiWorld(all, meta.seed, meta.noise.ambient);
+  const seen = new Set<string>(), out: string[] = [];
+  for (const v of all) {
+    const [cy, cx] = sim.cellOf(v.lat, v.lon) as [number, number];
+    for (let dy = -1; dy <= 1; dy++) for (let dx = -1; dx <= 1; dx++) {
+      const k = `${cy + dy}:${cx + dx}`;
+      if (seen.has(k)) continue;
+      seen.add(k);
+      for (const ap of world.apsInCell(cy + dy, cx + dx)) out.push(JSON.stringify({ bssid: ap.bssid, lat: ap.lat, lon: ap.lon, venue: ap.venue }));
+    }
+  }
+  fs.writeFileSync(opts.out, out.join('\n') + '\n');
+  fs.rmSync(path.dirname(file), { recursive: true, force: true });
+  console.log(JSON.stringify({ wrote: opts.out, access_points: out.length, seed: meta.seed }));
+}
 
 /** The simulator's footprint radius per kind (vdsim README: "8 m for a café to 300 m for an airport"). */
 function positionOracle(): void {
