@@ -3,7 +3,7 @@
  * scores the answers with vdsim. No server, no HTTP: this is what ranking work iterates with.
  *
  *   node dist/bench/accuracy-offline.js --venues V.jsonl.gz --requests DIR [--results FILE]
- *        [--ablate popularity,history,wifiPos,silence,radiusCap,counted,…] [--set temperature=1.2,none=-3]
+ *        [--ablate popularity,history,wifiPos,silence,radiusCap,counted,legs,…] [--set temperature=1.2,none=-3]
  *        [--pos minStays=3] [--learned priorVisits=40] [--footprint priorStays=10] [--counted priorStays=20]
  *        [--memory 1] [--aps APS.jsonl]
  *
@@ -30,6 +30,7 @@ import { WIFI_POS } from '../src/detect/evidence/position.js';
 import { LEARNED } from '../src/detect/evidence/learned-priors.js';
 import { FOOTPRINT } from '../src/detect/evidence/footprint.js';
 import { COUNTED } from '../src/detect/evidence/counted-prior.js';
+import { LEG } from '../src/detect/leg.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
 
 const VDSIM = process.env.VDSIM ?? '/work/shared/tools/vdsim/vdsim.mjs';
@@ -51,6 +52,7 @@ for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
   if (f === 'silence') { SILENCE.minMs = Infinity; continue; }
   if (f === 'footprint') { FOOTPRINT.on = 0; continue; }
   if (f === 'counted') { COUNTED.on = 0; continue; }
+  if (f === 'legs') { LEG.on = 0; continue; }
   if (f === 'radiusCap') { WEIGHTS.maxRadius = Infinity; continue; }
   if (!(f in WEIGHTS)) throw new Error(`unknown factor ${f}`);
   (WEIGHTS as Record<string, number>)[f] = 0;
@@ -121,5 +123,5 @@ const score = JSON.parse(execFileSync('node', [VDSIM, 'score', '--truth', opts.r
 perEvent.sort((a, b) => a - b);
 const q = (p: number) => perEvent.length ? Number(perEvent[Math.floor(p * (perEvent.length - 1))].toFixed(3)) : null;
 console.log(JSON.stringify({ ...score, requests: lines.length, wall_s: Number(wall.toFixed(1)),
-  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS, wifi_pos: W_POS.on ? WIFI_POS : 'off', learned: LEARNED, footprint: FOOTPRINT, counted: COUNTED }));
+  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS, wifi_pos: W_POS.on ? WIFI_POS : 'off', learned: LEARNED, footprint: FOOTPRINT, counted: COUNTED, legs: LEG }));
 if (!opts.results) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -10,6 +10,7 @@ import { fuse, teachWeight } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
 import { learnFootprints, learnedRadius, type FootprintSample } from './evidence/footprint.js';
 import { kindOf } from './kinds.js';
+import { withLeg, type LegEnd } from './leg.js';
 import { indoorShare } from './evidence/indoor.js';
 import { learnCounted, type ClassSizes } from './evidence/counted-prior.js';
 
@@ -33,13 +34,16 @@ export interface AssessInput {
   history: readonly number[] | undefined;
   /** Their labels (records.ts `t`). */
   labels?: ReadonlyArray<string | number>;
+  /** Ends of the legs of travel that left this stay or reached it (leg.ts). */
+  legs?: readonly LegEnd[];
 }
 
 export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput): Assessment | null {
   const gpsCentre = robustCentre(q.fixes, q.from, q.to);
   if (!gpsCentre) return null;
   const heard = q.heard;
-  const centre = heard.length && W_POS.on ? fuse(gpsCentre, heard, users.apPlaces(app, heard.map((h) => h.bssid))) : gpsCentre;
+  let centre = heard.length && W_POS.on ? fuse(gpsCentre, heard, users.apPlaces(app, heard.map((h) => h.bssid))) : gpsCentre;
+  if (q.legs) for (const l of q.legs) centre = withLeg(centre, l);
   const pooled = heard.some(pools) ? users.pooledAps(app, heard.map((h) => (pools(h) ? h.bssid : ''))) : undefined;
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;

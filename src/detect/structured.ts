@@ -9,9 +9,29 @@ import { wifiOf } from './evidence/wifi.js';
 import { parseStamp } from './time.js';
 import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
 import { buildVisit, transitVisit, visitId, type StayFacts } from './visit.js';
+import { LEG, legEnd, type LegEnd } from './leg.js';
 
 export const userOf = (b: { advertising_id?: string; user_id?: string }): string | null =>
   b.advertising_id || b.user_id || null;
+
+type Event = StructuredRequest['events'][number];
+
+/** The transits right before and after visit `e` in the request, as the ends of their legs (leg.ts). */
+function legsOf(events: readonly Event[], e: number, startMs: number, endMs: number): LegEnd[] | undefined {
+  let out: LegEnd[] | undefined;
+  const before = events[e - 1], after = events[e + 1];
+  if (before?.type === 'transit') {
+    const t = parseStamp(before.end_time).ms;
+    const l = Math.abs(startMs - t) <= LEG.maxGapS * 1000 ? legEnd(fixesOf(before.data), t, 'before') : null;
+    if (l) (out ??= []).push(l);
+  }
+  if (after?.type === 'transit') {
+    const t = parseStamp(after.start_time).ms;
+    const l = Math.abs(t - endMs) <= LEG.maxGapS * 1000 ? legEnd(fixesOf(after.data), t, 'after') : null;
+    if (l) (out ??= []).push(l);
+  }
+  return out;
+}
 
 export function detectStructured(body: StructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
@@ -19,16 +39,19 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
   const history = rec0?.v, labels = rec0?.t;
   const out: Array<{ item: SyncItem; stay?: StayFacts; a?: Assessment }> = [];
   const learn: ApObservation[] = [];
-  for (const ev of body.events) {
+  for (let e = 0; e < body.events.length; e++) {
+    const ev = body.events[e];
     const start = parseStamp(ev.start_time), end = parseStamp(ev.end_time);
     const id = visitId(ctx.app.app_key, user ?? '', ev.event_id, start.ms);
     if (ev.type === 'transit') {
       out.push({ item: { event_id: ev.event_id, visit: transitVisit(id, start.ms, end.ms, start.offsetMin) } });
       continue;
     }
+    // Before the visit's own fixes: fixesOf reuses one buffer.
+    const legs = legsOf(body.events, e, start.ms, end.ms);
     const fixes = fixesOf(ev.data);
     const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
-      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels,
+      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
     });
     if (!a) {
       // Wi-Fi alone, or nothing: no position to name a place by.

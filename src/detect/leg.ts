@@ -1,0 +1,120 @@
+/**
+ * Where a leg of travel began or ended. A person leaves a place on foot or on wheels, under the
+ * open sky, where GPS errs by a few metres instead of the tens it errs by under the stay's roof,
+ * and each fix on the move errs on its own (the error of a phone standing still persists for
+ * minutes). A straight track fitted to the first minutes of the leg and run back to the moment it
+ * began points at the door of the place left; the last minutes of a leg, run forward to its end,
+ * at the door of the place reached. A structured request that carries a transit next to a visit
+ * gives its visit that second, independent position (assess.ts fuses it with the stay's own).
+ */
+import { M_PER_DEG, mPerDegLon } from './geo.js';
+import type { Fixes } from './fixes.js';
+import { ACC_PER_SIGMA, type Centre } from './center.js';
+
+export interface LegEnd { lat: number; lon: number; sigma: number }
+
+export const LEG = {
+  /** Only this much of the leg next to its end is fitted (s): streets turn, a short track is straight enough. */
+  windowS: 300,
+  /** A track needs this many usable fixes, spread over at least `minSpanS`. */
+  minFixes: 3, minSpanS: 60,
+  /** Fixes coarser than this (m) are network fixes, useless for a track. */
+  maxAccuracy: 150,
+  /** A leg counts for a visit whose bounds are this close (s) to its own. */
+  maxGapS: 600,
+  /** Floor of the end's per-axis error (m): the door is not the point, a track is not a line. */
+  minSigma: 5,
+  /** Beyond this many sigmas from the stay's centre, the leg is someone else's story (a stop on the way). */
+  gate: 3,
+  /** 0 turns legs off (the accuracy harness ablates them this way). */
+  on: 1,
+};
+
+/** Fixes fitted at most: those nearest the leg's end. A phone reporting every second would give hundreds. */
+const MAX = 32;
+const xs = new Float64Array(MAX), ys = new Float64Array(MAX), ts = new Float64Array(MAX), ws = new Float64Array(MAX), ss = new Float64Array(MAX);
+
+/**
+ * Where the fixes' track stood at `atMs`, fitted to the fixes within LEG.windowS of it on the side
+ * `side` says ('after': the leg begins at `atMs`; 'before': it ends there). Null when too few
+ * usable fixes lie there.
+ */
+export function legEnd(f: Fixes, atMs: number, side: 'after' | 'before'): LegEnd | null {
+  if (!LEG.on || f.n === 0) return null;
+  const lat0 = f.lat[0], kx = mPerDegLon(lat0), ky = M_PER_DEG, lon0 = f.lon[0];
+  let n = 0, tMin = Infinity, tMax = -Infinity;
+  for (let k = 0; k < f.n && n < MAX; k++) {
+    const i = side === 'after' ? k : f.n - 1 - k;
+    const dt = (f.t[i] - atMs) / 1000;
+    if (side === 'after' ? dt < -1 || dt > LEG.windowS : dt > 1 || dt < -LEG.windowS) continue;
+    if (!(f.acc[i] < LEG.maxAccuracy)) continue;
+    xs[n] = (f.lon[i] - lon0) * kx; ys[n] = (f.lat[i] - lat0) * ky; ts[n] = dt; ss[n] = f.acc[i] / ACC_PER_SIGMA;
+    if (dt < tMin) tMin = dt;
+    if (dt > tMax) tMax = dt;
+    n++;
+  }
+  if (n < LEG.minFixes || tMax - tMin < LEG.minSpanS) return null;
+  // Start from the pair of fixes whose line leaves the smallest median miss (a multipath jump of
+  // hundreds of metres must not tilt the track), then reweight with a Cauchy loss.
+  let fit = bestPair(n);
+  for (let iter = 0; iter < 4; iter++) {
+    for (let i = 0; i < n; i++) {
+      const r2 = (sq(xs[i] - fit[0] - fit[1] * ts[i]) + sq(ys[i] - fit[2] - fit[3] * ts[i])) / sq(ss[i]);
+      ws[i] = 1 / sq(ss[i]) / (1 + r2 / 6.25);
+    }
+    const next = weightedLine(n);
+    if (!next) return null;
+    fit = next;
+  }
+  // The intercept's variance, from the fixes that carried weight as inliers.
+  let sw = 0, swt = 0, swtt = 0, used = 0;
+  for (let i = 0; i < n; i++) {
+    const r2 = (sq(xs[i] - fit[0] - fit[1] * ts[i]) + sq(ys[i] - fit[2] - fit[3] * ts[i])) / sq(ss[i]);
+    if (r2 > 9) continue;
+    const w = 1 / sq(ss[i]);
+    sw += w; swt += w * ts[i]; swtt += w * ts[i] * ts[i]; used++;
+  }
+  const det = sw * swtt - swt * swt;
+  if (used < LEG.minFixes || !(det > 0)) return null;
+  const sigma = Math.max(LEG.minSigma, Math.sqrt(swtt / det));
+  return { lat: lat0 + fit[2] / ky, lon: lon0 + fit[0] / kx, sigma };
+}
+
+const sq = (x: number) => x * x;
+
+/** Weighted least-squares line per axis: [x0, vx, y0, vy] at τ = 0. */
+function weightedLine(n: number): [number, number, number, number] | null {
+  let sw = 0, st = 0, stt = 0, sx = 0, sxt = 0, sy = 0, syt = 0;
+  for (let i = 0; i < n; i++) {
+    const w = ws[i], t = ts[i];
+    sw += w; st += w * t; stt += w * t * t; sx += w * xs[i]; sxt += w * xs[i] * t; sy += w * ys[i]; syt += w * ys[i] * t;
+  }
+  const det = sw * stt - st * st;
+  if (!(det > 0)) return null;
+  const vx = (sw * sxt - st * sx) / det, vy = (sw * syt - st * sy) / det;
+  return [(sx - vx * st) / sw, vx, (sy - vy * st) / sw, vy];
+}
+
+const miss = new Float64Array(MAX);
+function bestPair(n: number): [number, number, number, number] {
+  let best: [number, number, number, number] = [xs[0], 0, ys[0], 0], bestMed = Infinity;
+  for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) {
+    const dt = ts[b] - ts[a];
+    if (Math.abs(dt) < 1) continue;
+    const vx = (xs[b] - xs[a]) / dt, vy = (ys[b] - ys[a]) / dt;
+    const x0 = xs[a] - vx * ts[a], y0 = ys[a] - vy * ts[a];
+    for (let i = 0; i < n; i++) miss[i] = sq(xs[i] - x0 - vx * ts[i]) + sq(ys[i] - y0 - vy * ts[i]);
+    const med = miss.subarray(0, n).sort()[n >> 1];
+    if (med < bestMed) { bestMed = med; best = [x0, vx, y0, vy]; }
+  }
+  return best;
+}
+
+/** The stay's centre and a leg's end, by inverse variance, unless they disagree beyond LEG.gate. */
+export function withLeg(c: Centre, l: LegEnd): Centre {
+  const dy = (l.lat - c.lat) * M_PER_DEG, dx = (l.lon - c.lon) * mPerDegLon(c.lat);
+  const vc = c.sigma * c.sigma, vl = l.sigma * l.sigma;
+  if (dx * dx + dy * dy > LEG.gate * LEG.gate * (vc + vl)) return c;
+  const a = vl / (vc + vl);
+  return { ...c, lat: a * c.lat + (1 - a) * l.lat, lon: a * c.lon + (1 - a) * l.lon, sigma: Math.sqrt((vc * vl) / (vc + vl)) };
+}
