@@ -5,7 +5,7 @@
  *   node dist/bench/accuracy-offline.js --venues V.jsonl.gz --requests DIR [--results FILE]
  *        [--ablate popularity,history,wifiPos,silence,radiusCap,counted,legs,…] [--set temperature=1.2,none=-3]
  *        [--pos minStays=3] [--learned priorVisits=40] [--footprint priorStays=10] [--counted priorStays=20]
- *        [--memory 1] [--aps APS.jsonl]
+ *        [--leg windowS=300] [--memory 1] [--aps APS.jsonl]
  *
  * Venues go through the real importer into a real store (as `dwell import --format jsonl`), so
  * what is measured is what ships; `--memory 1` uses the in-memory test store instead.
@@ -76,6 +76,11 @@ for (const kv of (opts.pos ?? '').split(',').filter(Boolean)) {
   const [k, v] = kv.split('=');
   if (!(k in WIFI_POS)) throw new Error(`unknown Wi-Fi positioning setting ${k}`);
   (WIFI_POS as Record<string, number>)[k] = Number(v);
+}
+for (const kv of (opts.leg ?? '').split(',').filter(Boolean)) {
+  const [k, v] = kv.split('=');
+  if (!(k in LEG)) throw new Error(`unknown leg setting ${k}`);
+  (LEG as Record<string, number>)[k] = Number(v);
 }
 for (const kv of (opts.set ?? '').split(',').filter(Boolean)) {
   const [k, v] = kv.split('=');
