@@ -100,9 +100,14 @@ function weightedLine(n: number): [number, number, number, number] | null {
 }
 
 const miss = new Float64Array(MAX);
+/** Fixes tried as ends of the starting line: every one of 32 made a leg cost 0.34 ms, 10 cost 0.025 ms. */
+const PAIR_FIXES = 10;
 function bestPair(n: number): [number, number, number, number] {
   let best: [number, number, number, number] = [xs[0], 0, ys[0], 0], bestMed = Infinity;
-  for (let a = 0; a < n; a++) for (let b = a + 1; b < n; b++) {
+  const step = Math.max(1, (n - 1) / (PAIR_FIXES - 1));
+  for (let pa = 0; pa < PAIR_FIXES; pa++) for (let pb = pa + 1; pb < PAIR_FIXES; pb++) {
+    const a = Math.round(pa * step), b = Math.round(pb * step);
+    if (b >= n || a === b) continue;
     const dt = ts[b] - ts[a];
     if (Math.abs(dt) < 1) continue;
     const vx = (xs[b] - xs[a]) / dt, vy = (ys[b] - ys[a]) / dt;
