@@ -17,7 +17,10 @@ import { learnCounted, type ClassSizes } from './evidence/counted-prior.js';
 export interface Assessment {
   /** The position used: the GPS centre fused with Wi-Fi positioning. */
   centre: Centre;
-  /** The GPS centre alone (what access points are taught). */
+  /**
+   * GPS alone: the stay's own fixes fused with its legs of travel (leg.ts). What access points are
+   * taught, never the Wi-Fi-fused centre, so the map does not feed on itself.
+   */
   gpsCentre: Centre; ranked: RankedVenue[]; none: number; heard: WifiHeard[];
   /** The best candidates by GPS, hour and dwell, for pooling under joined networks. */
   gps: GpsMemo;
@@ -39,16 +42,17 @@ export interface AssessInput {
 }
 
 export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput): Assessment | null {
-  const gpsCentre = robustCentre(q.fixes, q.from, q.to);
-  if (!gpsCentre) return null;
+  const ownCentre = robustCentre(q.fixes, q.from, q.to);
+  if (!ownCentre) return null;
+  let gpsCentre = ownCentre;
+  if (q.legs) for (const l of q.legs) gpsCentre = withLeg(gpsCentre, l);
   const heard = q.heard;
-  let centre = heard.length && W_POS.on ? fuse(gpsCentre, heard, users.apPlaces(app, heard.map((h) => h.bssid))) : gpsCentre;
-  if (q.legs) for (const l of q.legs) centre = withLeg(centre, l);
+  const centre = heard.length && W_POS.on ? fuse(gpsCentre, heard, users.apPlaces(app, heard.map((h) => h.bssid))) : gpsCentre;
   const pooled = heard.some(pools) ? users.pooledAps(app, heard.map((h) => (pools(h) ? h.bssid : ''))) : undefined;
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;
   const how = hourOfWeek(mid, q.offsetMin), dwellS = (q.endMs - q.startMs) / 1000;
-  const indoor = indoorShare(gpsCentre.fixSigma);
+  const indoor = indoorShare(ownCentre.fixSigma);
   const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
     hourOfWeek: how, indoor, heard, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
