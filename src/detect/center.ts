@@ -25,6 +25,19 @@ export interface Centre {
   fixSigma: number;
 }
 
+/**
+ * The centre and a second position of the same stay (lat, lon, per-axis variance m²) combined by
+ * inverse variance, or the centre unchanged when they lie more than `gate` sigmas apart: then one
+ * of them is wrong, and the stay's own fixes are trusted.
+ */
+export function fuseGated(c: Centre, lat: number, lon: number, variance: number, gate: number): Centre {
+  const cVar = c.sigma * c.sigma;
+  const dy = (lat - c.lat) * M_PER_DEG, dx = (lon - c.lon) * mPerDegLon(c.lat);
+  if (dx * dx + dy * dy > gate * gate * (variance + cVar)) return c;
+  const a = (1 / cVar) / (1 / cVar + 1 / variance);
+  return { ...c, lat: a * c.lat + (1 - a) * lat, lon: a * c.lon + (1 - a) * lon, sigma: Math.sqrt(1 / (1 / cVar + 1 / variance)) };
+}
+
 const w = new Float64Array(5000);
 
 /** Robust centre of fixes [from, to) by iteratively reweighted least squares with a Cauchy loss. */

@@ -9,7 +9,7 @@
  */
 import { M_PER_DEG, mPerDegLon } from './geo.js';
 import type { Fixes } from './fixes.js';
-import { ACC_PER_SIGMA, type Centre } from './center.js';
+import { ACC_PER_SIGMA, fuseGated, type Centre } from './center.js';
 
 export interface LegEnd { lat: number; lon: number; sigma: number }
 
@@ -62,10 +62,7 @@ export function legEnd(f: Fixes, atMs: number, side: 'after' | 'before'): LegEnd
   // hundreds of metres must not tilt the track), then reweight with a Cauchy loss.
   let fit = bestPair(n);
   for (let iter = 0; iter < 4; iter++) {
-    for (let i = 0; i < n; i++) {
-      const r2 = (sq(xs[i] - fit[0] - fit[1] * ts[i]) + sq(ys[i] - fit[2] - fit[3] * ts[i])) / sq(ss[i]);
-      ws[i] = 1 / sq(ss[i]) / (1 + r2 / 6.25);
-    }
+    for (let i = 0; i < n; i++) ws[i] = 1 / sq(ss[i]) / (1 + miss2(fit, i) / sq(ss[i]) / 6.25);
     const next = weightedLine(n);
     if (!next) return null;
     fit = next;
@@ -73,8 +70,7 @@ export function legEnd(f: Fixes, atMs: number, side: 'after' | 'before'): LegEnd
   // The intercept's variance, from the fixes that carried weight as inliers.
   let sw = 0, swt = 0, swtt = 0, used = 0;
   for (let i = 0; i < n; i++) {
-    const r2 = (sq(xs[i] - fit[0] - fit[1] * ts[i]) + sq(ys[i] - fit[2] - fit[3] * ts[i])) / sq(ss[i]);
-    if (r2 > 9) continue;
+    if (miss2(fit, i) / sq(ss[i]) > 9) continue;
     const w = 1 / sq(ss[i]);
     sw += w; swt += w * ts[i]; swtt += w * ts[i] * ts[i]; used++;
   }
@@ -85,9 +81,12 @@ export function legEnd(f: Fixes, atMs: number, side: 'after' | 'before'): LegEnd
 }
 
 const sq = (x: number) => x * x;
+type Line = [number, number, number, number];
+/** Squared distance (m²) of fix i from the track `fit` ([x0, vx, y0, vy]) at its time. */
+const miss2 = (fit: Line, i: number): number => sq(xs[i] - fit[0] - fit[1] * ts[i]) + sq(ys[i] - fit[2] - fit[3] * ts[i]);
 
 /** Weighted least-squares line per axis: [x0, vx, y0, vy] at τ = 0. */
-function weightedLine(n: number): [number, number, number, number] | null {
+function weightedLine(n: number): Line | null {
   let sw = 0, st = 0, stt = 0, sx = 0, sxt = 0, sy = 0, syt = 0;
   for (let i = 0; i < n; i++) {
     const w = ws[i], t = ts[i];
@@ -102,8 +101,8 @@ function weightedLine(n: number): [number, number, number, number] | null {
 const miss = new Float64Array(MAX);
 /** Fixes tried as ends of the starting line: every one of 32 made a leg cost 0.34 ms, 10 cost 0.025 ms. */
 const PAIR_FIXES = 10;
-function bestPair(n: number): [number, number, number, number] {
-  let best: [number, number, number, number] = [xs[0], 0, ys[0], 0], bestMed = Infinity;
+function bestPair(n: number): Line {
+  let best: Line = [xs[0], 0, ys[0], 0], bestMed = Infinity;
   const step = Math.max(1, (n - 1) / (PAIR_FIXES - 1));
   for (let pa = 0; pa < PAIR_FIXES; pa++) for (let pb = pa + 1; pb < PAIR_FIXES; pb++) {
     const a = Math.round(pa * step), b = Math.round(pb * step);
@@ -111,19 +110,13 @@ function bestPair(n: number): [number, number, number, number] {
     const dt = ts[b] - ts[a];
     if (Math.abs(dt) < 1) continue;
     const vx = (xs[b] - xs[a]) / dt, vy = (ys[b] - ys[a]) / dt;
-    const x0 = xs[a] - vx * ts[a], y0 = ys[a] - vy * ts[a];
-    for (let i = 0; i < n; i++) miss[i] = sq(xs[i] - x0 - vx * ts[i]) + sq(ys[i] - y0 - vy * ts[i]);
+    const line: Line = [xs[a] - vx * ts[a], vx, ys[a] - vy * ts[a], vy];
+    for (let i = 0; i < n; i++) miss[i] = miss2(line, i);
     const med = miss.subarray(0, n).sort()[n >> 1];
-    if (med < bestMed) { bestMed = med; best = [x0, vx, y0, vy]; }
+    if (med < bestMed) { bestMed = med; best = line; }
   }
   return best;
 }
 
 /** The stay's centre and a leg's end, by inverse variance, unless they disagree beyond LEG.gate. */
-export function withLeg(c: Centre, l: LegEnd): Centre {
-  const dy = (l.lat - c.lat) * M_PER_DEG, dx = (l.lon - c.lon) * mPerDegLon(c.lat);
-  const vc = c.sigma * c.sigma, vl = l.sigma * l.sigma;
-  if (dx * dx + dy * dy > LEG.gate * LEG.gate * (vc + vl)) return c;
-  const a = vl / (vc + vl);
-  return { ...c, lat: a * c.lat + (1 - a) * l.lat, lon: a * c.lon + (1 - a) * l.lon, sigma: Math.sqrt((vc * vl) / (vc + vl)) };
-}
+export const withLeg = (c: Centre, l: LegEnd): Centre => fuseGated(c, l.lat, l.lon, l.sigma * l.sigma, LEG.gate);

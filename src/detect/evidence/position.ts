@@ -7,8 +7,7 @@
  * them, fused with its GPS centre: indoors, where GPS is worst, Wi-Fi is at its best.
  * Learning uses the GPS centre only, never the fused one, so the map does not feed on itself.
  */
-import { M_PER_DEG, mPerDegLon } from '../geo.js';
-import type { Centre } from '../center.js';
+import { fuseGated, type Centre } from '../center.js';
 import type { WifiHeard } from './wifi.js';
 
 /** A located access point: [Σw, Σw·lat, Σw·lon, stays]. */
@@ -57,11 +56,5 @@ export function fuse(c: Centre, heard: readonly WifiHeard[], places: ReadonlyArr
     sw += w; sLat += (w * p[1]) / p[0]; sLon += (w * p[2]) / p[0]; k++;
   }
   if (k === 0) return c;
-  const wLat = sLat / sw, wLon = sLon / sw;
-  const wVar = WIFI_POS.inflate / sw;
-  const gVar = c.sigma * c.sigma;
-  const dy = (wLat - c.lat) * M_PER_DEG, dx = (wLon - c.lon) * mPerDegLon(c.lat);
-  if (dx * dx + dy * dy > WIFI_POS.gate * WIFI_POS.gate * (wVar + gVar)) return c;
-  const a = (1 / gVar) / (1 / gVar + 1 / wVar);
-  return { ...c, lat: a * c.lat + (1 - a) * wLat, lon: a * c.lon + (1 - a) * wLon, sigma: Math.sqrt(1 / (1 / gVar + 1 / wVar)) };
+  return fuseGated(c, sLat / sw, sLon / sw, WIFI_POS.inflate / sw, WIFI_POS.gate);
 }
