@@ -32,8 +32,8 @@ import { FOOTPRINT } from '../src/detect/evidence/footprint.js';
 import { COUNTED } from '../src/detect/evidence/counted-prior.js';
 import { LEG } from '../src/detect/leg.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
+import { VDSIM } from './lib/vdsim.js';
 
-const VDSIM = process.env.VDSIM ?? '/work/shared/tools/vdsim/vdsim.mjs';
 
 function args(): Record<string, string> {
   const out: Record<string, string> = {};

@@ -19,6 +19,7 @@ import path from 'node:path';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { rng } from './lib/rng.js';
+import { VDSIM } from './lib/vdsim.js';
 
 interface Venue { id: string; name?: string; category?: string; lat: number; lon: number }
 interface Truth { request_id: string; event_id: string; type: string; venue_id: string; kind: string; scored: boolean }
@@ -55,7 +56,7 @@ if (cmd === 'position') positionOracle(); else if (cmd === 'aps') await accessPo
  * the simulator's, not a re-implementation that could drift from it.
  */
 async function accessPoints(): Promise<void> {
-  const src = fs.readFileSync(process.env.VDSIM ?? '/work/shared/tools/vdsim/vdsim.mjs', 'utf8');
+  const src = fs.readFileSync(VDSIM, 'utf8');
   const lib = src.replace(/^main\(\)\.catch.*$/m, 'export { WifiWorld, kindOf, cellOf };');
   if (lib === src) throw new Error('vdsim.mjs: expected its last statement to be main().catch(...), found none');
   const file = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'vdsim-lib-')), 'vdsim-lib.mjs');

@@ -12,12 +12,11 @@ import { fixesOf } from '../src/detect/fixes.js';
 import { LEG, legEnd } from '../src/detect/leg.js';
 import { metres } from '../src/detect/geo.js';
 import type { Signal, StructuredRequest } from '../src/schemas/detect-request.js';
-import { context } from './detect-helpers.js';
+import { context, stamp } from './detect-helpers.js';
 
 const A = { lat: 40.7536, lon: -73.9832 };
 const M = 111_320, M_LON = M * Math.cos((A.lat * Math.PI) / 180);
 const at = (northM: number, eastM: number) => ({ lat: A.lat + northM / M, lon: A.lon + eastM / M_LON });
-const stamp = (ms: number) => new Date(ms).toISOString().replace('.000Z', 'Z');
 const T0 = Date.parse('2024-05-08T15:00:00Z');
 
 /** Walking east from A at 1.3 m/s from `startMs`, a fix every 40 s for 6 minutes; `jumpAt` adds a 200 m multipath jump. */
