@@ -3,9 +3,9 @@
  * allowed, do not point into loopback, private or link-local ranges (a customer's setting must
  * not turn Dwell into a probe of our own network); bucket credentials fit their provider.
  */
-import { isIP } from 'node:net';
 import { DwellError } from '../errors.js';
 import type { Delivery } from '../schemas/app.js';
+import { hostRefusal } from '../delivery/postback/guard.js';
 
 export function checkDelivery(d: Delivery, allowPrivate: boolean): Delivery {
   if (d.method === 'postback') {
@@ -18,8 +18,9 @@ export function checkDelivery(d: Delivery, allowPrivate: boolean): Delivery {
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new DwellError('invalid_request', `delivery.url must be http or https, got ${url.protocol}`, '/delivery/url');
     }
-    if (!allowPrivate && isPrivateHost(url.hostname)) {
-      throw new DwellError('invalid_request', `delivery.url points to a private, loopback or link-local address (${url.hostname}); set DWELL_POSTBACK_ALLOW_PRIVATE=true to allow it`, '/delivery/url');
+    const why = allowPrivate ? undefined : hostRefusal(url.hostname);
+    if (why) {
+      throw new DwellError('invalid_request', `delivery.url must reach a public address, got ${url.hostname} (${why}); set DWELL_POSTBACK_ALLOW_PRIVATE=true to allow loopback, private and link-local addresses`, '/delivery/url');
     }
     return { method: 'postback', url: url.toString() };
   }
@@ -30,24 +31,4 @@ export function checkDelivery(d: Delivery, allowPrivate: boolean): Delivery {
     }
   }
   return d;
-}
-
-/** True for names and literal addresses in loopback, private, link-local or unspecified ranges. */
-export function isPrivateHost(hostname: string): boolean {
-  const host = hostname.replace(/^\[|\]$/g, '').toLowerCase();
-  if (host === 'localhost' || host.endsWith('.localhost')) return true;
-  const kind = isIP(host);
-  if (kind === 4) return isPrivateV4(host);
-  if (kind === 6) {
-    const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/.exec(host);
-    if (mapped) return isPrivateV4(mapped[1]);
-    return host === '::1' || host === '::' || /^f[cd]/.test(host) || /^fe[89ab]/.test(host);
-  }
-  return false;
-}
-
-function isPrivateV4(ip: string): boolean {
-  const [a, b] = ip.split('.').map(Number);
-  return a === 10 || a === 127 || a === 0 || (a === 169 && b === 254) || (a === 172 && b >= 16 && b <= 31)
-    || (a === 192 && b === 168) || (a === 100 && b >= 64 && b <= 127);
 }

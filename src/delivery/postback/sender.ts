@@ -8,10 +8,10 @@
  * request) and one timer for every deadline: sends start in order with the same timeout, so
  * their deadlines are in order too, and the timer only ever waits for the oldest.
  */
-import { Agent, type Dispatcher } from 'undici';
+import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { Payload } from '../outbox.js';
 import { postbackRequest, signedPathTemplate, signPostback } from './sign.js';
-import { checkTarget, guardedLookup, RefusedTarget } from './guard.js';
+import { checkTarget, guardConnect, guardedLookup, RefusedTarget } from './guard.js';
 import { Deadlines } from './deadlines.js';
 
 export type Outcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
@@ -55,7 +55,7 @@ export class PostbackSender {
       keepAliveMaxTimeout: 60_000,
       headersTimeout: 0, // the overall deadline covers headers and body together
       bodyTimeout: 0,
-      connect: { timeout: this.timeoutMs, ...(opts.allowPrivate ? {} : { lookup: guardedLookup(opts.resolve) }) },
+      connect: opts.allowPrivate ? { timeout: this.timeoutMs } : guardConnect(buildConnector({ timeout: this.timeoutMs, lookup: guardedLookup(opts.resolve) })),
     });
   }
 
