@@ -1,6 +1,6 @@
 /**
  * Detection + ranking latency of one 10-fix event, inside a worker thread, against a 10M-venue
- * synthetic store:   node dist/bench/detect.js [--venues 1e7] [--events 20000] [--keep DIR]
+ * synthetic store:   node dist/bench/detect.js [--venues 1e7] [--events 20000] [--keep DIR] [--no-doc]
  *
  * The store: 10M venues clustered like cities (Zipf-sized clusters, Gaussian spread, 5 % rural;
  * the same recipe as bench/venues.ts, whose generator is not exported), in the real index format.
@@ -28,6 +28,7 @@ import { loadStore, openStore, type StoreHandle } from '../src/venues/store.js';
 import type { Venue } from '../src/venues/types.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
+import { writePerformanceSection } from './lib/perf-doc.js';
 
 const argv = process.argv.slice(2);
 const arg = (name: string, dflt: string): string => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
@@ -95,9 +96,11 @@ async function main(): Promise<void> {
   fs.rmSync(userDir, { recursive: true, force: true });
   if (!keep) fs.rmSync(root, { recursive: true, force: true });
   console.log(JSON.stringify({ venues: handle.count, ...res }, null, 2));
-  console.log(`\n| ${handle.count.toExponential(0)} venues, one 10-fix event, in a worker | median | p99 | max |\n|---|---:|---:|---:|\n` +
+  const table = `| ${handle.count.toExponential(0)} venues, one 10-fix event, in a worker | median | p99 | max |\n|---|---:|---:|---:|\n` +
     `| detection + ranking (core) | ${res.core_p50_ms} ms | ${res.core_p99_ms} ms | ${res.core_max_ms} ms |\n` +
-    `| whole detectStructured (+ user LMDB transaction, noSync) | ${res.request_p50_ms} ms | ${res.request_p99_ms} ms | ${res.request_max_ms} ms |`);
+    `| whole detectStructured (+ user LMDB transaction, noSync) | ${res.request_p50_ms} ms | ${res.request_p99_ms} ms | ${res.request_max_ms} ms |`;
+  console.log(`\n${table}`);
+  writePerformanceSection('detect', `${table}\n\n${res.events} events after ${res.warm_up} of warm-up.`);
 }
 
 async function worker(): Promise<void> {

@@ -1,5 +1,5 @@
 /**
- * Bucket export benchmark (`node dist/bench/export.js [--triggers 300000] [--rate 2000] [--seconds 60] [--window-ms 30000]`).
+ * Bucket export benchmark (`node dist/bench/export.js [--triggers 300000] [--rate 2000] [--seconds 60] [--window-ms 30000] [--no-doc]`).
  *
  * Loopback only: s3rver in a child process, the BucketExporter in a worker thread (as in the
  * delivery worker) on a real LMDB outbox, and this thread enqueueing ~1.2 KB trigger responses
@@ -30,6 +30,7 @@ import { BucketExporter } from '../src/delivery/bucket/exporter.js';
 import { S3RVER_KEYS, bucketApp, sampleTrigger } from '../test/bucket-helpers.js';
 import { Samples } from './lib/stats.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
+import { writePerformanceSection } from './lib/perf-doc.js';
 
 const gunzip = promisify(gunzipCb);
 const arg = (name: string, fallback: number) => {
@@ -85,10 +86,12 @@ async function main(): Promise<void> {
     s3.close();
     rmSync(root, { recursive: true, force: true });
   }
-  console.log(markdownTable(
+  const report = markdownTable(
     ['phase', 'triggers', 'enqueued/s', 'exported/s', 'p50 202→listed ms', 'p99 ms', 'max ms', 'objects', 'missing', 'exporter thread CPU µs/trigger'],
-    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
-  console.log(`\nTargets: exported ≥ 20,000 triggers/s; p99 ≤ 35,000 ms with the 30 s window. Node ${process.version}, loopback s3rver.`);
+    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'])
+    + `\n\nTargets: exported ≥ 20,000 triggers/s; p99 ≤ 35,000 ms with the 30 s window. Node ${process.version}, loopback s3rver.`;
+  console.log(report);
+  writePerformanceSection('export', report);
 }
 
 /** `base`: first trigger number, so ids differ between phases; `prefill`: queue everything before the exporter starts. */

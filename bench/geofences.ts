@@ -1,5 +1,5 @@
 /**
- * Geofence benchmark (`node dist/bench/geofences.js [--fences 1000000] [--polygons 100000] [--seconds 5]`).
+ * Geofence benchmark (`node dist/bench/geofences.js [--fences 1000000] [--polygons 100000] [--seconds 5] [--no-http] [--no-doc]`).
  *
  * 1. Point evaluations on one core: a FenceIndex over 1M circles and 100k polygons around eight
  *    cities (seeded), queried with fixes drawn from the same cities; each evaluation is the index
@@ -17,6 +17,7 @@ import { rng, type Rng } from './lib/rng.js';
 import { closedLoop, type LoadResult } from './lib/load.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
 import { processCpuSeconds } from './lib/cpu.js';
+import { writePerformanceSection } from './lib/perf-doc.js';
 import { startDwell } from '../test/helpers/server.js';
 import { createApp, type TestApp } from '../test/helpers/client.js';
 
@@ -224,15 +225,17 @@ async function main() {
   rows.push(['index upserts/s, 1 core (worker replaying changes)', fmtInt(u.rate), u.tiers]);
   const e = evaluations(index, 20);
   rows.push(['point evaluations/s after the upserts, accuracy 20 m', fmtInt(e.perCpu), `median (${e.range}); ${fmtInt(e.rate)}/s wall; with mid tier and tombstones`]);
-  console.log(markdownTable(['measure', 'value', 'notes'], rows, ['left', 'right', 'left']));
-  if (process.argv.includes('--no-http')) return;
+  const table = () => markdownTable(['measure', 'value', 'notes'], rows, ['left', 'right', 'left']);
+  console.log(table());
+  if (process.argv.includes('--no-http')) return writePerformanceSection('geofences', table());
   const h = await http();
   for (const [name, res] of [['creates/s through HTTP', h.create], ['updates/s through HTTP', h.update]] as const) {
     const n = res.ok + res.errors;
     rows.push([name, fmtInt(res.rps), `${fmtInt(n / res.serverCpuS)}/s per server CPU-second (${fmtInt((res.serverCpuS / n) * 1e6)} µs each; client ${fmtInt((res.clientCpuS / n) * 1e6)} µs); `
       + `concurrency ${CONCURRENCY} (keep-alive connections), p50 ${fmtMs(res.latency.p50)} ms, p99 ${fmtMs(res.latency.p99)} ms, errors ${res.errors}`]);
   }
-  console.log(markdownTable(['measure', 'value', 'notes'], rows, ['left', 'right', 'left']));
+  console.log(table());
+  writePerformanceSection('geofences', table());
 }
 
 main().catch((err) => {

@@ -31,6 +31,7 @@ import { closedLoop, openLoop, type LoadResult, type Send } from './lib/load.js'
 import { BodyPool, prepareBody, signature } from './lib/signing.js';
 import { median, spread, type Spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
+import { writePerformanceSection } from './lib/perf-doc.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DWELL_CLI = path.join(ROOT, 'dist/src/cli.js');
@@ -57,6 +58,7 @@ const { values: argv } = parseArgs({
     'cpu-prof': { type: 'string' },
     json: { type: 'string' },
     help: { type: 'boolean', default: false },
+    'no-doc': { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -107,6 +109,7 @@ function fileHelp(): string {
   --open-fraction F   open-loop rate as a fraction of Dwell's peak (default 0.7)
   --cpu-prof DIR      run the Dwell child with --cpu-prof, profiles written to DIR
   --json FILE         also write the results as JSON
+  --no-doc            do not write the results into docs/performance.md
 `;
 }
 
@@ -475,6 +478,7 @@ async function main(): Promise<void> {
   if (bodies.grown) log(`(${bodies.grown} bodies were made during the run because the rate outran the prepared ${opts.bodies}; pool now ${bodies.size})`);
   const table = report(runs);
   process.stdout.write('\n' + table + '\n');
+  writePerformanceSection('http', table);
   if (opts.json) {
     const plain = runs.map((r) => ({ ...r, errors: Object.fromEntries(r.errors) }));
     writeFileSync(opts.json, JSON.stringify({ options: opts, runs: plain }, null, 2));

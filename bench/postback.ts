@@ -13,7 +13,7 @@
  *    thread, an idle main thread): reported per delivery, which a shared machine does not skew
  *    the way it skews the wall-clock rate. `--repeat N` drains N times: median [min–max].
  *
- *   node dist/bench/postback.js [--rate N] [--duration S] [--backlog N] [--apps N] [--repeat N] [--quick] [--phase both|latency|throughput]
+ *   node dist/bench/postback.js [--rate N] [--duration S] [--backlog N] [--apps N] [--repeat N] [--quick] [--phase both|latency|throughput] [--no-doc]
  */
 import { randomBytes } from 'node:crypto';
 import { spawn } from 'node:child_process';
@@ -33,6 +33,7 @@ import { openLoop } from './lib/load.js';
 import { prepareBody, signature } from './lib/signing.js';
 import { spread, summarize } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
+import { writePerformanceSection } from './lib/perf-doc.js';
 import { AppRegistry } from '../src/apps/registry.js';
 import { Outbox } from '../src/delivery/outbox.js';
 import { startDelivery } from '../src/delivery/service.js';
@@ -45,6 +46,7 @@ const { values: argv } = parseArgs({
   options: {
     rate: { type: 'string', default: '1000' }, duration: { type: 'string' }, backlog: { type: 'string' },
     apps: { type: 'string', default: '8' }, repeat: { type: 'string', default: '1' }, quick: { type: 'boolean', default: false }, phase: { type: 'string', default: 'both' },
+    'no-doc': { type: 'boolean', default: false },
   },
 });
 const quick = argv.quick === true;
@@ -270,6 +272,7 @@ async function main(): Promise<void> {
       rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right']));
   }
   process.stdout.write(out.join('\n') + '\n');
+  writePerformanceSection('postback', out.join('\n'));
 }
 
 /** Used only when the latency phase is skipped: a trigger of the usual size. */

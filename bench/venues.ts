@@ -1,5 +1,5 @@
 /**
- * Venue store benchmark:  node dist/bench/venues.js [--sizes 1e6,1e7,1e8] [--queries 20000] [--no-nyc]
+ * Venue store benchmark:  node dist/bench/venues.js [--sizes 1e6,1e7,1e8] [--queries 20000] [--no-nyc] [--no-doc]
  * Seeded synthetic venues clustered like cities (Zipf-sized, Gaussian spread, 5% rural), plus the
  * real New York file when present. Each size runs in its own child process so memory numbers do
  * not mix. Queries (100 m, ≤ 50 results) run inside a worker thread on the SharedArrayBuffer index.
@@ -21,6 +21,7 @@ import { loadStore, type StoreHandle } from '../src/venues/store.js';
 import { FORMAT_VERSION, writeCurrent } from '../src/venues/store-layout.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
+import { writePerformanceSection } from './lib/perf-doc.js';
 
 const NYC = '/work/shared/data/vd/nyc-venues.jsonl.gz';
 const argv = process.argv.slice(2);
@@ -178,9 +179,10 @@ async function main(): Promise<void> {
     }
   }
   say('done');
-  console.log(`\nVenue store, ${queries} radius queries of 100 m (≤ 50 results) in a worker thread; sizes above ${recordsMax.toExponential(0)} are index-only (no LMDB records).\n`);
-  console.log(table(rows));
-  console.log('\nTargets: 100M index ≤ 2.5 GB resident and built in ≤ 90 s; p99 ≤ 50 µs; ready ≤ 3 s at 10M.');
+  const report = `Venue store, ${queries} radius queries of 100 m (≤ 50 results) in a worker thread; sizes above ${recordsMax.toExponential(0)} are index-only (no LMDB records).\n\n`
+    + `${table(rows)}\n\nTargets: 100M index ≤ 2.5 GB resident and built in ≤ 90 s; p99 ≤ 50 µs; ready ≤ 3 s at 10M.`;
+  console.log(`\n${report}`);
+  writePerformanceSection('venues', report);
 }
 
 await main();

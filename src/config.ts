@@ -75,3 +75,25 @@ export function describeSettings(): string {
     .map((s) => `  ${s.env.padEnd(30)} ${flagName(s.env).padEnd(26)} ${s.doc}`)
     .join('\n');
 }
+
+/** How a default reads in the docs where its value would mislead: it depends on the machine, or says nothing alone. */
+const DEFAULT_TEXT: { readonly [K in keyof Settings]?: string } = {
+  dataDir: '`var` in the working directory',
+  venues: 'the bundled Monaco sample (`data/monaco`)',
+  adminToken: 'none',
+  workers: 'number of cores',
+};
+
+/** The settings as a Markdown table (variable, flag, default, meaning): the README's, kept equal to it by test/docs-settings. */
+export function settingsMarkdown(): string {
+  const cell = (s: string) => s.replace(/\|/g, '\\|');
+  const rows = (Object.entries(SETTINGS) as [keyof Settings, Setting<unknown>][]).map(([key, s]) => {
+    const value = s.fallback();
+    if (DEFAULT_TEXT[key] === undefined && typeof value === 'string' && path.isAbsolute(value)) {
+      throw new Error(`setting ${s.env}: expected a DEFAULT_TEXT entry for its machine-specific default, got the path ${value}`);
+    }
+    const shown = DEFAULT_TEXT[key] ?? '`' + String(value) + '`';
+    return `| \`${s.env}\` | \`${flagName(s.env)}\` | ${cell(shown)} | ${cell(s.doc)} |`;
+  });
+  return ['| Variable | Flag | Default | Meaning |', '|---|---|---|---|', ...rows].join('\n');
+}
