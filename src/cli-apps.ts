@@ -1,11 +1,10 @@
 /**
  * `dwell apps …`: the admin API from the command line. It talks to the running server (apps are
- * cached there), with DWELL_ADMIN_TOKEN as the bearer.
+ * cached there), with DWELL_ADMIN_TOKEN as the bearer. Its flags are declared in cli-flags.ts.
  */
 import { loadConfig } from './config.js';
 
-export async function runApps(positionals: string[], v: Record<string, string | boolean>): Promise<number> {
-  const [sub, appKey] = positionals;
+export async function runApps(sub: string, appKey: string | undefined, v: Record<string, string | boolean>): Promise<number> {
   const config = loadConfig({}, process.env);
   const base = String(v['url-base'] ?? process.env.DWELL_URL ?? `http://127.0.0.1:${config.port}`);
   const token = String(v['admin-token'] ?? config.adminToken);

@@ -3,35 +3,17 @@
  * The `dwell` command: serve | import | apps. Settings come from the environment or the same
  * names as flags (see `dwell help`).
  */
-import { parseArgs } from 'node:util';
-import { loadConfig, describeSettings } from './config.js';
+import { loadConfig } from './config.js';
 import { log, setLogLevel } from './log.js';
 import { runApps } from './cli-apps.js';
+import { parseCommandLine, usage, UsageError } from './cli-flags.js';
 import { lockDataDir } from './data-dir-lock.js';
 
-const USAGE = `dwell: venue detection and geofences
-
-  dwell serve [--port N] [--data-dir DIR] [--venues DIR] ...
-  dwell import --format osm|jsonl|tsmc <file> --out <store dir>
-  dwell apps create --name NAME [--delivery sync|postback|bucket] [--url URL] [--provider s3|gcs --bucket B ...]
-  dwell apps show <app_key>
-  dwell apps update <app_key> [--name NAME] [--delivery ...]
-  dwell apps rotate-secret <app_key>
-  dwell apps deliveries <app_key> [--status pending|dead]
-  dwell apps replay <app_key>
-
-Settings (environment variable, or the flag beside it):
-${describeSettings()}
-  DWELL_URL                      --url-base                 the server the apps commands talk to (default http://127.0.0.1:$PORT)
-`;
-
 async function main(argv: string[]): Promise<number> {
-  const [command, ...rest] = argv;
-  const { values, positionals } = parseArgs({ args: rest, strict: false, allowPositionals: true });
-  const flags = Object.fromEntries(Object.entries(values).map(([k, v]) => ['--' + k, String(v)]));
+  const { command, values, positionals } = parseCommandLine(argv);
   switch (command) {
     case 'serve': {
-      const config = loadConfig(flags);
+      const config = loadConfig(Object.fromEntries(Object.entries(values).map(([k, v]) => ['--' + k, String(v)])));
       setLogLevel(config.logLevel);
       const { startServer } = await import('./server/app.js');
       // One server per data directory (the outbox's leases are in its memory): see data-dir-lock.ts.
@@ -54,34 +36,23 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'import': {
       const { runImport } = await import('./venues/import/build.js');
-      const format = String(values.format ?? '');
-      const file = positionals[0] ?? (values.file as string | undefined);
-      const out = values.out as string | undefined;
-      if (!['osm', 'jsonl', 'tsmc'].includes(format) || !file || !out) {
-        process.stderr.write('usage: dwell import --format osm|jsonl|tsmc <file> --out <store dir>\n');
-        return 2;
-      }
-      const report = await runImport({ format: format as 'osm' | 'jsonl' | 'tsmc', file, out, quiet: values.quiet === true });
+      const { format, out, quiet } = values as { format: 'osm' | 'jsonl' | 'tsmc'; out: string; quiet?: true };
+      const report = await runImport({ format, file: positionals[0], out, quiet: quiet === true });
       process.stdout.write(JSON.stringify(report, null, 2) + '\n');
       return 0;
     }
-    case 'apps':
-      return runApps(positionals, values as Record<string, string | boolean>);
-    case undefined:
     case 'help':
-    case '--help':
-    case '-h':
-      process.stdout.write(USAGE);
+      process.stdout.write(usage());
       return 0;
-    default:
-      process.stderr.write(`unknown command ${JSON.stringify(command)}\n\n${USAGE}`);
-      return 2;
+    default: // apps create, apps show, …
+      return runApps(command.slice('apps '.length), positionals[0], values);
   }
 }
 
 main(process.argv.slice(2)).then((code) => {
   if (code >= 0) process.exitCode = code;
 }, (err) => {
-  process.stderr.write(`dwell: ${err?.message ?? err}\n`);
+  const usageHint = err instanceof UsageError ? '\n(`dwell help` lists every command and flag)' : '';
+  process.stderr.write(`${err instanceof UsageError ? '' : 'dwell: '}${err?.message ?? err}${usageHint}\n`);
   process.exitCode = err?.exitCode ?? 1;
 });

@@ -56,6 +56,9 @@ export type Config = Readonly<{ [K in keyof Settings]: ReturnType<Settings[K]['f
 /** `DWELL_DATA_DIR` ↔ `--data-dir`, `PORT` ↔ `--port`. */
 export const flagName = (env: string) => '--' + env.replace(/^DWELL_/, '').toLowerCase().replace(/_/g, '-');
 
+/** Every setting's flag without its dashes (`port`, `data-dir`, …): what `dwell serve` accepts. */
+export const settingFlags = (): string[] => Object.values(SETTINGS).map((s) => flagName(s.env).slice(2));
+
 export function loadConfig(flags: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {

@@ -26,9 +26,10 @@ export function tempDir(prefix = 'dwell-test-'): string {
   return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
-export async function startDwell(env: Record<string, string> = {}, opts: { ready?: boolean } = {}): Promise<Running> {
+/** `args` follow `dwell serve` on its command line. */
+export async function startDwell(env: Record<string, string> = {}, opts: { ready?: boolean; args?: string[] } = {}): Promise<Running> {
   const dataDir = env.DWELL_DATA_DIR ?? tempDir();
-  const proc = spawn(process.execPath, [CLI, 'serve'], {
+  const proc = spawn(process.execPath, [CLI, 'serve', ...(opts.args ?? [])], {
     env: {
       ...process.env,
       PORT: '0',
