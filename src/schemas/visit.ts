@@ -6,14 +6,18 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
+/**
+ * Always all seven keys, in the interface's order, each a string: "" where unknown (contract §2),
+ * so a client can read any of them without testing for its presence.
+ */
 export const Address = Type.Object({
-  street_address: Type.Optional(Type.String()),
-  city: Type.Optional(Type.String()),
-  state: Type.Optional(Type.String()),
-  country: Type.Optional(Type.String()),
-  postal_code: Type.Optional(Type.String()),
-  formatted_city: Type.Optional(Type.String()),
-  formatted_address: Type.Optional(Type.String()),
+  city: Type.String(),
+  country: Type.String(),
+  state: Type.String(),
+  formatted_city: Type.String(),
+  postal_code: Type.String(),
+  formatted_address: Type.String(),
+  street_address: Type.String(),
 });
 
 export const VenueInfo = Type.Object({
@@ -88,6 +92,8 @@ export const Trigger = Type.Object({
 });
 
 export type Address = Static<typeof Address>;
+/** What a source or the gazetteer knows of an address: any of the seven keys. */
+export type AddressParts = Partial<Address>;
 export type VenueInfo = Static<typeof VenueInfo>;
 export type Place = Static<typeof Place>;
 export type Visit = Static<typeof Visit>;
