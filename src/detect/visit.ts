@@ -74,3 +74,13 @@ export function transitVisit(id: string, startMs: number, endMs: number, offsetM
   return { id, event_type: 'transit', is_confirmed: false, start_time: formatLocal(startMs, offsetMin),
     end_time: formatLocal(endMs, offsetMin), place_id: null, place: null };
 }
+
+/**
+ * A visit event that nothing locates: no fix, and no heard network whose place the app has
+ * learned. Not `place: null`, which says transit: the place is there but unknown (geolocation
+ * null, every address key ""), and nothing shows that the person stayed, so it is unconfirmed.
+ */
+export function unlocatedVisit(id: string, startMs: number, endMs: number, offsetMin: number): Visit {
+  return { id, event_type: 'visit', is_confirmed: false, start_time: formatLocal(startMs, offsetMin),
+    end_time: formatLocal(endMs, offsetMin), place_id: null, place: { estimated_address: fullAddress(), estimated_geolocation: null } };
+}

@@ -35,7 +35,12 @@ export const Place = Type.Object({
   type: Type.Optional(Type.String()),
   type_id: Type.Optional(Type.Integer()),
   estimated_address: Address,
-  estimated_geolocation: Geolocation,
+  /**
+   * Null only for a visit that could not be located at all (no fix, and no network whose place
+   * the app has learned): the key stays, like place_id, and null says "unknown" where any number
+   * would name a wrong place.
+   */
+  estimated_geolocation: Type.Union([Geolocation, Type.Null()]),
   venue_info: Type.Optional(VenueInfo),
   venues: Type.Optional(Type.Array(VenueInfo)),
   first_visit_time: Type.Optional(Type.String()),
