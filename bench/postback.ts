@@ -283,7 +283,7 @@ function syntheticTrigger(): Trigger {
       id: 'tr_x', request_id: 'bench', event_id: '1',
       user_info: { user_id: 'u', device_id: 'ad', app_key: 'ak', custom_data: { cohort: 'c1' } },
       visit: { id: 'v', event_type: 'visit', is_confirmed: true, start_time: '2024-05-06T07:25:00+02:00', end_time: '2024-05-06T07:50:00+02:00', place_id: venue.id,
-        place: { id: venue.id, type: 'Café', type_id: 1, estimated_address: { city: 'Monaco', country: 'MC', formatted_address: 'Place du Casino, Monaco' },
+        place: { id: venue.id, type: 'Café', type_id: 1, estimated_address: { city: 'Monaco', country: 'Monaco', state: '', formatted_city: 'Monaco', postal_code: '', formatted_address: 'Place du Casino, Monaco', street_address: 'Place du Casino' },
           estimated_geolocation: { lat: 43.7396, long: 7.42835, accuracy: 20 }, venue_info: venue, venues: [venue, { ...venue, id: 'osm:n2', probability: 0.2 }] } },
     },
     result: 'SUCCESS',

@@ -82,7 +82,7 @@ export function sampleTrigger(appKey: string, n: number): Trigger {
         start_time: '2024-05-06T07:25:00+02:00', end_time: '2024-05-06T07:50:00+02:00', place_id: 'osm:n1000',
         place: {
           id: 'osm:n1000', type: 'Café', type_id: 13035,
-          estimated_address: { street_address: '2 Quai Antoine 1er', city: 'Monaco', country: 'MC', postal_code: '98000', formatted_address: '2 Quai Antoine 1er, 98000 Monaco' },
+          estimated_address: { city: 'Monaco', country: 'Monaco', state: '', formatted_city: 'Monaco', postal_code: '98000', formatted_address: '2 Quai Antoine 1er, 98000 Monaco', street_address: '2 Quai Antoine 1er' },
           estimated_geolocation: { lat: 43.7347, long: 7.4206, accuracy: 18 },
           venue_info: venue(0), venues: [venue(0), venue(1), venue(2)],
           first_visit_time: '2024-04-01T08:00:00+02:00', last_visit_time: '2024-05-06T07:25:00+02:00',

@@ -1,6 +1,8 @@
 /**
  * Golden cases of the pure core: fixture requests in, ranked venues out. Outputs are reviewed as
- * diffs; regenerate on purpose with UPDATE_GOLDEN=1.
+ * diffs. A missing golden file fails: regenerating is always on purpose, after `npm run build`:
+ *   UPDATE_GOLDEN=1 node --test dist/test/detect-golden.test.js   (or: npm run golden:update)
+ * then review `git diff test/fixtures/detect/out`.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +19,7 @@ for (const file of fs.readdirSync(inDir).filter((f) => f.endsWith('.json')).sort
     const ctx = context(venues);
     const got = detectStructured(request, ctx);
     ctx.users.close();
+    fs.rmSync(ctx.dataDir, { recursive: true, force: true });
 
     // What a customer checks, whatever the golden file says.
     assert.equal(got.length, request.events.length);
@@ -34,9 +37,8 @@ for (const file of fs.readdirSync(inDir).filter((f) => f.endsWith('.json')).sort
     });
 
     const goldenFile = path.join(fixture('out'), file);
-    if (process.env.UPDATE_GOLDEN === '1' || !fs.existsSync(goldenFile)) {
-      fs.writeFileSync(goldenFile, JSON.stringify(got, null, 1) + '\n');
-    }
+    if (process.env.UPDATE_GOLDEN === '1') fs.writeFileSync(goldenFile, JSON.stringify(got, null, 1) + '\n');
+    assert.ok(fs.existsSync(goldenFile), `no golden output ${goldenFile} for ${file}; write it on purpose with UPDATE_GOLDEN=1 (npm run golden:update) and review it`);
     assert.deepEqual(got, JSON.parse(fs.readFileSync(goldenFile, 'utf8')), `differs from ${goldenFile}; UPDATE_GOLDEN=1 to accept`);
   });
 }

@@ -6,7 +6,7 @@ import { robustCentre, type Centre } from './center.js';
 import { footprint, rank, WEIGHTS, type GpsMemo, type RankedVenue } from './rank.js';
 import type { WifiHeard } from './evidence/wifi.js';
 import { hourOfWeek } from './time.js';
-import { fuse, teachWeight } from './evidence/position.js';
+import { fuse, teachWeight, wifiCentre } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
 import { learnFootprints, learnedRadius, type FootprintSample } from './evidence/footprint.js';
 import { kindOf } from './kinds.js';
@@ -27,6 +27,11 @@ export interface Assessment {
   hourOfWeek: number; dwellS: number;
   /** How likely the fixes were taken indoors (indoor.ts). */
   indoor: number;
+  /**
+   * False when the stay had no fix and its learned networks alone placed it: then it teaches
+   * nothing (apsToLearn, learnFromStay), so that the map never feeds on itself.
+   */
+  ownFixes: boolean;
 }
 
 export interface AssessInput {
@@ -43,21 +48,29 @@ export interface AssessInput {
 
 export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput): Assessment | null {
   const ownCentre = robustCentre(q.fixes, q.from, q.to);
-  if (!ownCentre) return null;
-  let gpsCentre = ownCentre;
-  if (q.legs) for (const l of q.legs) gpsCentre = withLeg(gpsCentre, l);
   const heard = q.heard;
-  const centre = heard.length && W_POS.on ? fuse(gpsCentre, heard, users.apPlaces(app, heard.map((h) => h.bssid))) : gpsCentre;
+  const places = heard.length && W_POS.on ? users.apPlaces(app, heard.map((h) => h.bssid)) : undefined;
+  let centre: Centre, gpsCentre: Centre;
+  if (ownCentre) {
+    gpsCentre = ownCentre;
+    if (q.legs) for (const l of q.legs) gpsCentre = withLeg(gpsCentre, l);
+    centre = places ? fuse(gpsCentre, heard, places) : gpsCentre;
+  } else {
+    // No fix: the networks the app has located place the stay, or nothing does.
+    const wifi = places ? wifiCentre(heard, places) : null;
+    if (!wifi) return null;
+    centre = gpsCentre = wifi;
+  }
   const pooled = heard.some(pools) ? users.pooledAps(app, heard.map((h) => (pools(h) ? h.bssid : ''))) : undefined;
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;
   const how = hourOfWeek(mid, q.offsetMin), dwellS = (q.endMs - q.startMs) / 1000;
-  const indoor = indoorShare(ownCentre.fixSigma);
+  const indoor = indoorShare(ownCentre ? ownCentre.fixSigma : NaN);
   const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
     hourOfWeek: how, indoor, heard, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
   });
-  return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS, indoor };
+  return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS, indoor, ownFixes: !!ownCentre };
 }
 
 const kinds: number[] = [], probs: number[] = [];
@@ -67,7 +80,7 @@ const kinds: number[] = [], probs: number[] = [];
  * venues (counted-prior.ts; `venues` says how many the store holds).
  */
 export function learnFromStay(a: Assessment, confirmed: boolean, users: UserStore, app: string, venues: ClassSizes): void {
-  if (!confirmed || a.ranked.length === 0) return;
+  if (!confirmed || !a.ownFixes || a.ranked.length === 0) return;
   learnCounted(app, users, venues, a.ranked);
   const samples: FootprintSample[] = [];
   for (let i = 0; i < a.ranked.length && i < 5; i++) {
@@ -115,7 +128,7 @@ export const looksStationary = (c: Centre): boolean =>
  * (removed: Monaco m1 +0.3, stream u1 top1 of found +0.7, NYC s1 0.0).
  */
 export function apsToLearn(a: Assessment, confirmed: boolean): ApObservation[] {
-  if (!confirmed) return [];
+  if (!confirmed || !a.ownFixes) return [];
   const out: ApObservation[] = [];
   // The strongest networks heard learn where they are, from the GPS centre alone.
   for (const h of strongest(a.heard, LEARN_PLACES)) out.push({ bssid: h.bssid, at: [a.gpsCentre.lat, a.gpsCentre.lon, teachWeight(a.gpsCentre, h.strength)] });

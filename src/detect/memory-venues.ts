@@ -5,7 +5,7 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import type { Address } from '../schemas/visit.js';
+import type { Address } from '../venues/types.js';
 import { UNCOUNTED } from '../venues/types.js';
 import type { Venue, VenueStore } from './venue.js';
 import { KINDS, KIND_RADIUS, kindOfText } from './kinds.js';

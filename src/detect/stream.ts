@@ -31,6 +31,15 @@ const GAP_MS = 20 * 60_000;
 const awayRadius = (acc: number) => 50 + 1.5 * acc;
 
 /**
+ * A stop shorter than this, arrival to departure, is a pause on the way (a red light, a crossing,
+ * a look at a map), not a stay: it is never reported. Longer ones that end before the
+ * confirmation dwell are reported unconfirmed. Arrival and departure lie half a fix interval
+ * outside the stop's first and last fix, so a red light held over two fixes a minute apart
+ * measures about 2 minutes, and a stop seen over three minutes of fixes about 4.
+ */
+export const MIN_STAY_MS = 3 * 60_000;
+
+/**
  * A silence this long ends a stay even when the next fix is back at the same place: phones keep
  * reporting while they stay, so hours without a fix mean the person left and came back (home,
  * the office the next day), and one stay across them would swallow a visit.

@@ -8,7 +8,7 @@ import { fixesOf } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
 import { parseStamp } from './time.js';
 import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
-import { buildVisit, transitVisit, visitId, type StayFacts } from './visit.js';
+import { buildVisit, transitVisit, unlocatedVisit, visitId, type StayFacts } from './visit.js';
 import { LEG, legEnd, type LegEnd } from './leg.js';
 
 export const userOf = (b: { advertising_id?: string; user_id?: string }): string | null =>
@@ -54,9 +54,8 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
       fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
     });
     if (!a) {
-      // Wi-Fi alone, or nothing: no position to name a place by.
-      out.push({ item: { event_id: ev.event_id, visit: { id, event_type: 'visit', is_confirmed: false,
-        start_time: ev.start_time, end_time: ev.end_time, place_id: null, place: null } } });
+      // No fix and no located network: no position to name a place by.
+      out.push({ item: { event_id: ev.event_id, visit: unlocatedVisit(id, start.ms, end.ms, start.offsetMin) } });
       continue;
     }
     const confirmed = (end.ms - start.ms) / 1000 >= ctx.app.confirm_dwell_s && looksStationary(a.centre);

@@ -1,8 +1,9 @@
 /**
- * Unstructured requests: the signals continue the user's stream. Stays found in it become
- * visits once they last the app's confirmation dwell; an ended stay is reported (again) with
- * its end time and the same id. All of it runs inside the user's LMDB transaction, so two
- * uploads of one user handled at once by two workers cannot both open (or report) one stay.
+ * Unstructured requests: the signals continue the user's stream. A stay found in it is reported
+ * once it has lasted the app's confirmation dwell (confirmed) or has ended (with its end time,
+ * the same id when reported before, and unconfirmed when it ended before the dwell). All of it
+ * runs inside the user's LMDB transaction, so two uploads of one user handled at once by two
+ * workers cannot both open (or report) one stay.
  */
 import type { UnstructuredRequest } from '../schemas/detect-request.js';
 import type { SyncItem } from '../schemas/visit.js';
@@ -11,7 +12,7 @@ import { addStay, emptyRecord, recordPlace, type UserRecord } from '../users/rec
 import type { DetectContext } from './index.js';
 import { fixesOf } from './fixes.js';
 import { clusterFixes } from './cluster.js';
-import { advance, initialState, openStay, type StayReport } from './stream.js';
+import { advance, initialState, MIN_STAY_MS, openStay, type StayReport } from './stream.js';
 import { assess, apsToLearn, learnFromStay } from './assess.js';
 import { buildVisit, visitId } from './visit.js';
 import { userOf } from './structured.js';
@@ -22,7 +23,9 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
     const { state, ended } = advance(rec.s ?? initialState(), fixesOf(body.data), body.data);
     rec.s = state;
     const confirmMs = ctx.app.confirm_dwell_s * 1000;
-    const reports: StayReport[] = ended.filter((e) => e.endMs! - e.startMs >= confirmMs);
+    // Every ended stay is a visit (unconfirmed when short); an app whose dwell is shorter than
+    // MIN_STAY_MS has its own dwell as the bar.
+    const reports: StayReport[] = ended.filter((e) => e.endMs! - e.startMs >= Math.min(confirmMs, MIN_STAY_MS));
     const current = openStay(state);
     if (current && !current.cluster.id && current.cluster.l - current.startMs >= confirmMs) reports.push(current);
     const items: SyncItem[] = [];
@@ -35,13 +38,15 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
         fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? rec.v : undefined, labels: user ? rec.t : undefined,
       });
       if (!a) continue;
+      // An open stay is reported only once it lasted the dwell; an ended one may be shorter.
+      const confirmed = endMs - r.startMs >= confirmMs;
       let times = null;
       if (user && a.ranked.length) {
         times = recordPlace(rec, a.ranked[0].venue.id, c.id, r.startMs);
-        if (r.endMs !== null) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs, a.ranked);
+        if (r.endMs !== null && confirmed) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs, a.ranked);
       }
-      if (r.endMs !== null) { learn.push(...apsToLearn(a, true)); learnFromStay(a, true, ctx.users, ctx.app.app_key, ctx.venues); }
-      const stay = { id: c.id, startMs: r.startMs, endMs: r.endMs, offsetMin: c.o, confirmed: true,
+      if (r.endMs !== null) { learn.push(...apsToLearn(a, confirmed)); learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues); }
+      const stay = { id: c.id, startMs: r.startMs, endMs: r.endMs, offsetMin: c.o, confirmed,
         lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
       items.push({ visit: buildVisit(stay, a.ranked, times, ctx.estimateAddress) });
     }

@@ -6,14 +6,18 @@ import { Type, type Static } from '@sinclair/typebox';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
+/**
+ * Always all seven keys, in the interface's order, each a string: "" where unknown (contract §2),
+ * so a client can read any of them without testing for its presence.
+ */
 export const Address = Type.Object({
-  street_address: Type.Optional(Type.String()),
-  city: Type.Optional(Type.String()),
-  state: Type.Optional(Type.String()),
-  country: Type.Optional(Type.String()),
-  postal_code: Type.Optional(Type.String()),
-  formatted_city: Type.Optional(Type.String()),
-  formatted_address: Type.Optional(Type.String()),
+  city: Type.String(),
+  country: Type.String(),
+  state: Type.String(),
+  formatted_city: Type.String(),
+  postal_code: Type.String(),
+  formatted_address: Type.String(),
+  street_address: Type.String(),
 });
 
 export const VenueInfo = Type.Object({
@@ -31,7 +35,12 @@ export const Place = Type.Object({
   type: Type.Optional(Type.String()),
   type_id: Type.Optional(Type.Integer()),
   estimated_address: Address,
-  estimated_geolocation: Geolocation,
+  /**
+   * Null only for a visit that could not be located at all (no fix, and no network whose place
+   * the app has learned): the key stays, like place_id, and null says "unknown" where any number
+   * would name a wrong place.
+   */
+  estimated_geolocation: Type.Union([Geolocation, Type.Null()]),
   venue_info: Type.Optional(VenueInfo),
   venues: Type.Optional(Type.Array(VenueInfo)),
   first_visit_time: Type.Optional(Type.String()),
@@ -88,6 +97,8 @@ export const Trigger = Type.Object({
 });
 
 export type Address = Static<typeof Address>;
+/** What a source or the gazetteer knows of an address: any of the seven keys. */
+export type AddressParts = Partial<Address>;
 export type VenueInfo = Static<typeof VenueInfo>;
 export type Place = Static<typeof Place>;
 export type Visit = Static<typeof Visit>;

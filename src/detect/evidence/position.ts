@@ -43,10 +43,11 @@ export const WIFI_POS = {
 };
 
 /**
- * The stay's centre fused with the position of the located networks it heard, or the centre
- * itself when none is located. `places[i]` belongs to `heard[i]`.
+ * Where the located networks heard put the phone: their places weighted by how well each is known
+ * and how near its strength says it was, with a per-axis variance (m²); null when none is located.
+ * `places[i]` belongs to `heard[i]`.
  */
-export function fuse(c: Centre, heard: readonly WifiHeard[], places: ReadonlyArray<ApPlace | undefined>): Centre {
+export function wifiPosition(heard: readonly WifiHeard[], places: ReadonlyArray<ApPlace | undefined>): { lat: number; lon: number; variance: number } | null {
   let sw = 0, sLat = 0, sLon = 0, k = 0;
   for (let i = 0; i < heard.length; i++) {
     const p = places[i];
@@ -55,6 +56,23 @@ export function fuse(c: Centre, heard: readonly WifiHeard[], places: ReadonlyArr
     const w = 1 / (1 / p[0] + d * d);
     sw += w; sLat += (w * p[1]) / p[0]; sLon += (w * p[2]) / p[0]; k++;
   }
-  if (k === 0) return c;
-  return fuseGated(c, sLat / sw, sLon / sw, WIFI_POS.inflate / sw, WIFI_POS.gate);
+  return k === 0 ? null : { lat: sLat / sw, lon: sLon / sw, variance: WIFI_POS.inflate / sw };
+}
+
+/**
+ * The stay's centre fused with the position of the located networks it heard, or the centre
+ * itself when none is located. `places[i]` belongs to `heard[i]`.
+ */
+export function fuse(c: Centre, heard: readonly WifiHeard[], places: ReadonlyArray<ApPlace | undefined>): Centre {
+  const w = wifiPosition(heard, places);
+  return w ? fuseGated(c, w.lat, w.lon, w.variance, WIFI_POS.gate) : c;
+}
+
+/**
+ * A stay without a single fix, placed by its networks alone: nothing to say it moved (inliers
+ * all), nothing about the sky (indoor look unknown). Null when no network heard is located.
+ */
+export function wifiCentre(heard: readonly WifiHeard[], places: ReadonlyArray<ApPlace | undefined>): Centre | null {
+  const w = wifiPosition(heard, places);
+  return w && { lat: w.lat, lon: w.lon, sigma: Math.sqrt(w.variance), used: 0, inlierShare: 1, medianSpeed: NaN, fixSigma: NaN };
 }
