@@ -222,7 +222,11 @@ test('503 unavailable with Retry-After while the venue store is missing; /readyz
     const r = await signed(starting.url, a, '/v1/detect', visitRequest());
     assert.deepEqual(errorOf(r), [503, 'unavailable', 'ERROR']);
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
-    assert.equal((await fetch(starting.url + '/readyz')).status, 503);
+    const ready = await fetch(starting.url + '/readyz');
+    assert.equal(ready.status, 503);
+    const body = (await ready.json()) as any;
+    assert.deepEqual([body.error.code, body.checks.venue_store], ['unavailable', 'loading']);
+    assert.match(body.error.message, /venue store/);
     assert.equal((await fetch(starting.url + '/healthz')).status, 200, 'alive while not ready');
   } finally {
     await starting.stop();

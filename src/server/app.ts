@@ -17,6 +17,7 @@ import { Exchange, type Reply } from './reply.js';
 import { Router } from './router.js';
 import { RateLimiter } from './rate-limit.js';
 import { handleSigned } from './signed.js';
+import { readiness } from './readiness.js';
 import { detectHandler } from './detect-route.js';
 import { checkMediaType } from './json-body.js';
 import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
@@ -68,9 +69,7 @@ export async function startServer(config: Config): Promise<Server> {
 
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
-    .add('GET', '/readyz', (ex) => json(ex, store && !draining
-      ? { status: 200, body: { status: 'ready', venues: store.count, store: store.id } }
-      : { status: 503, body: new DwellError('unavailable', draining ? 'draining' : 'the venue store is still loading').toJSON(), headers: { 'Retry-After': '2' } }))
+    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining })))
     .add('GET', '/metrics', (ex) => json(ex, { status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }))
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
   const geofences = openGeofenceService(config.dataDir);
