@@ -98,13 +98,13 @@ export async function startServer(config: Config): Promise<Server> {
       } catch (err) {
         const allow = (err as { allow?: string }).allow;
         const e = err as DwellError;
-        return ex.send({ status: e.status, body: e.toJSON(), headers: allow ? { Allow: allow } : {} }, true);
+        return ex.send({ status: e.status, body: e.toJSON(), headers: allow ? { Allow: allow } : {} });
       }
     }
     try {
       match!.handler(ex, match!.params);
     } catch (err) {
-      ex.fail(err, true);
+      ex.fail(err);
     }
   });
 

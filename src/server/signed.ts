@@ -3,7 +3,6 @@
  * first, then the raw body under its cap, then the signature over those exact bytes, then the
  * replay check. Only a request that passes all four reaches its handler.
  */
-import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { AppRecord } from '../schemas/app.js';
 import { checkHeaders, checkSignature, stringToSign, type ReplayCache } from './auth.js';
@@ -15,7 +14,7 @@ export interface SignedDeps { apps: AppRegistry; replays: ReplayCache; limiter: 
 
 export type SignedHandler = (ex: Exchange, app: AppRecord, body: RawBody) => Promise<Reply>;
 
-/** Must be called synchronously from the uWS handler: the body's data callback is attached here. */
+/** Must be called synchronously from the uWS handler: the body's reader is attached here. */
 export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler): void {
   let app: AppRecord;
   let bodyPromise: Promise<RawBody>;
@@ -25,10 +24,10 @@ export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Excha
     deps.limiter.take(app.app_key);
     before?.(ex);
     const hasBody = ex.method !== 'GET' && ex.method !== 'HEAD';
-    bodyPromise = hasBody ? readBody(ex.res, Number(ex.header('content-length') || 0)) : Promise.resolve(emptyBody());
+    bodyPromise = hasBody ? readBody(ex) : Promise.resolve(emptyBody());
   } catch (err) {
-    // Refused before the body was read: close, so an unread upload cannot desync the connection.
-    ex.fail(err, true);
+    // Refused before the body was read: answered now, the rest of the body discarded.
+    ex.fail(err);
     return;
   }
   bodyPromise
@@ -38,5 +37,5 @@ export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Excha
       deps.replays.claim(app.app_key, ex.header('x-signature'), Number(ex.header('x-timestamp')));
       return handler(ex, app, body);
     })
-    .then((reply) => ex.send(reply), (err) => ex.fail(err, err instanceof DwellError && err.code === 'body_too_large'));
+    .then((reply) => ex.send(reply), (err) => ex.fail(err));
 }
