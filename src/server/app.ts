@@ -10,7 +10,7 @@ import { AppRegistry } from '../apps/registry.js';
 import { Outbox } from '../delivery/outbox.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
-import { ReplayCache } from './auth.js';
+import { ReplayCache } from './replay-cache.js';
 import { Metrics } from './metrics.js';
 import { DetectPool } from './pool.js';
 import { Exchange, type Reply } from './reply.js';
@@ -41,7 +41,7 @@ export async function startServer(config: Config): Promise<Server> {
     perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
-  const replays = new ReplayCache();
+  const replays = new ReplayCache(config.dataDir);
   const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue);
 
   let store: StoreHandle | null = null;
@@ -128,7 +128,7 @@ export async function startServer(config: Config): Promise<Server> {
         });
       }
       stopWatching();
-      replays.close();
+      await replays.close();
       await pool.close();
       await geofences.close();
       await delivery.close();
