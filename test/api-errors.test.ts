@@ -203,13 +203,30 @@ test('429 rate_limited with Retry-After, per app', async () => {
   try {
     const a = await createApp(limited.url);
     const b = await createApp(limited.url);
+    // Distinct requests: the same one again within a second would be a replay, refused first.
+    const distinct = (i: number) => ({ ...visitRequest(), request_id: `req-${i}` });
     const codes = [];
-    for (let i = 0; i < 4; i++) codes.push((await signed(limited.url, a, '/v1/detect', visitRequest())).status);
+    for (let i = 0; i < 4; i++) codes.push((await signed(limited.url, a, '/v1/detect', distinct(i))).status);
     assert.ok(codes.includes(429), `codes ${codes}`);
-    const r = await signed(limited.url, a, '/v1/detect', visitRequest());
+    const r = await signed(limited.url, a, '/v1/detect', distinct(4));
     assert.deepEqual(errorOf(r), [429, 'rate_limited', 'ERROR']);
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
     assert.equal((await signed(limited.url, b, '/v1/detect', visitRequest())).status, 200, 'another app is not limited');
+  } finally {
+    await limited.stop();
+  }
+});
+
+test('requests that are not correctly signed do not spend the app\'s rate limit', async () => {
+  const limited = await startDwell({ DWELL_RATE_LIMIT: '2' });
+  try {
+    const a = await createApp(limited.url);
+    // Anyone who knows the app key can send these: unsigned, badly signed, stale.
+    const bad = await Promise.all(Array.from({ length: 20 }, (_, i) => signed(limited.url, a, '/v1/detect', visitRequest(),
+      i % 2 ? { secret: `not-the-secret-${i}` } : { headers: { 'x-signature': 'ab'.repeat(32) } })));
+    assert.deepEqual([...new Set(bad.map(errorOf).map(String))], ['401,invalid_signature,ERROR']);
+    const r = await signed(limited.url, a, '/v1/detect', visitRequest());
+    assert.equal(r.status, 200, `a correctly signed request after 20 bad ones: ${JSON.stringify(r.body)}`);
   } finally {
     await limited.stop();
   }
@@ -222,7 +239,11 @@ test('503 unavailable with Retry-After while the venue store is missing; /readyz
     const r = await signed(starting.url, a, '/v1/detect', visitRequest());
     assert.deepEqual(errorOf(r), [503, 'unavailable', 'ERROR']);
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
-    assert.equal((await fetch(starting.url + '/readyz')).status, 503);
+    const ready = await fetch(starting.url + '/readyz');
+    assert.equal(ready.status, 503);
+    const body = (await ready.json()) as any;
+    assert.deepEqual([body.error.code, body.checks.venue_store], ['unavailable', 'loading']);
+    assert.match(body.error.message, /venue store/);
     assert.equal((await fetch(starting.url + '/healthz')).status, 200, 'alive while not ready');
   } finally {
     await starting.stop();

@@ -13,7 +13,9 @@ test('healthz, readyz and Prometheus metrics', async () => {
     assert.equal((await fetch(dwell.url + '/healthz')).status, 200);
     const ready = await fetch(dwell.url + '/readyz');
     assert.equal(ready.status, 200);
-    assert.ok(((await ready.json()) as any).venues > 100, 'the bundled Monaco venues are served');
+    const readyBody = (await ready.json()) as any;
+    assert.ok(readyBody.venues > 100, 'the bundled Monaco venues are served');
+    assert.deepEqual(readyBody.checks, { venue_store: 'open', delivery: 'running', server: 'serving' });
     const app = await createApp(dwell.url);
     await signed(dwell.url, app, '/v1/detect', visitRequest());
     const res = await fetch(dwell.url + '/metrics');

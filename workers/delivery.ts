@@ -10,7 +10,8 @@ import { AppSettings } from '../src/delivery/app-settings.js';
 import { Outbox } from '../src/delivery/outbox.js';
 import { postbackSender } from '../src/delivery/postback/index.js';
 import { bucketExporter } from '../src/delivery/bucket/index.js';
-import { WorkerMetrics, type DeliverySender, type FromWorker, type ToWorker, type WorkerContext, type WorkerInit } from '../src/delivery/service.js';
+import { WorkerMetrics } from '../src/delivery/worker-metrics.js';
+import type { DeliverySender, FromWorker, ToWorker, WorkerContext, WorkerInit } from '../src/delivery/service.js';
 import { log, setLogLevel } from '../src/log.js';
 
 const SENDERS: Array<(ctx: WorkerContext) => DeliverySender> = [
@@ -31,6 +32,7 @@ const ctx: WorkerContext = {
 const senders = SENDERS.map((make) => make(ctx));
 for (const s of senders) s.start();
 log.info('delivery worker started', { senders: senders.map((s) => s.name) });
+port.postMessage({ type: 'started' } satisfies FromWorker);
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'wake') for (const s of senders) s.wake();

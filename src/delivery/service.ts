@@ -2,12 +2,14 @@
  * Delivery runs in a worker thread of its own (workers/delivery.ts) so that sending, signing and
  * outbox bookkeeping never compete with the HTTP thread. This side starts it (and starts it again
  * if it dies), forwards the outbox's enqueue wake-ups to it, and turns what it reports into
- * Prometheus metrics, with gauges read from the outbox on scrape.
+ * Prometheus metrics, with gauges read from the outbox on scrape. Its `state` feeds /readyz: the
+ * queues run only while a worker has opened its stores and started its senders.
  */
 import { Worker } from 'node:worker_threads';
 import { log } from '../log.js';
 import type { Metrics } from '../server/metrics.js';
 import type { Outbox } from './outbox.js';
+import type { WorkerMetrics } from './worker-metrics.js';
 
 /** Tunables of the delivery worker; every one has a default. */
 export interface DeliverySettings {
@@ -41,14 +43,23 @@ export interface WorkerInit extends DeliverySettings { dataDir: string; allowPri
 export type ToWorker = { type: 'wake' } | { type: 'stop' };
 export type FromWorker =
   | { type: 'metrics'; counters: Array<[name: string, help: string, labels: Record<string, string>, by: number]>; observations: Array<[name: string, help: string, labels: Record<string, string>, values: number[]]> }
+  | { type: 'started' }
   | { type: 'stopped' };
+
+/** `running` from the worker's `started` until it exits; `restarting` while it waits to be spawned again. */
+export type DeliveryState = 'starting' | 'running' | 'restarting' | 'stopped';
 
 /** Buckets of every histogram the worker reports, seconds. */
 export const SECONDS_BUCKETS = [0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 300];
 
 const WORKER_URL = new URL('../../workers/delivery.js', import.meta.url);
 
-export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> } {
+export interface DeliveryHandle {
+  state(): DeliveryState;
+  close(): Promise<void>;
+}
+
+export function startDelivery(opts: DeliveryOptions): DeliveryHandle {
   const { outbox, metrics } = opts;
   const init: WorkerInit = {
     dataDir: opts.dataDir, allowPrivate: opts.allowPrivate, perApp: opts.perApp, maxInFlight: opts.maxInFlight,
@@ -71,11 +82,17 @@ export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> }
   let closing = false;
   let stopped: () => void = () => {};
   let restarts = 0;
+  let state: DeliveryState = 'starting';
 
   const spawn = () => {
+    state = 'starting';
     worker = new Worker(WORKER_URL, { workerData: init, name: 'dwell-delivery' });
     worker.on('message', (m: FromWorker) => {
       if (m.type === 'stopped') return stopped();
+      if (m.type === 'started') {
+        if (!closing) state = 'running';
+        return;
+      }
       if (m.type !== 'metrics') return;
       restarts = 0; // reporting: it is alive and working
       for (const [name, help, labels, by] of m.counters) counter(name, help).inc(labels, by);
@@ -84,6 +101,7 @@ export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> }
     worker.on('error', (err) => log.error('delivery worker failed', { error: String(err?.stack ?? err) }));
     worker.on('exit', (code) => {
       if (closing) return stopped();
+      state = 'restarting';
       // Nothing is lost (the outbox is the truth; the dead thread's leases went with it).
       const delay = Math.min(30_000, 1000 * 2 ** restarts++);
       log.error('delivery worker exited; restarting', { code, in_ms: delay });
@@ -104,9 +122,11 @@ export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> }
   });
 
   return {
+    state: () => state,
     async close() {
       if (closing) return;
       closing = true;
+      state = 'stopped';
       unsubscribe();
       // The worker finishes sends in flight (at most the send timeout) and records their results.
       const done = new Promise<void>((resolve) => (stopped = resolve));
@@ -119,48 +139,6 @@ export function startDelivery(opts: DeliveryOptions): { close(): Promise<void> }
       await worker.terminate();
     },
   };
-}
-
-/**
- * The worker's side of the metrics bridge: counts and observations are gathered here and posted
- * to the main thread in one message every `everyMs`. Any sender in the worker may use it.
- */
-export class WorkerMetrics {
-  private counters = new Map<string, [string, string, Record<string, string>, number]>();
-  private observations = new Map<string, [string, string, Record<string, string>, number[]]>();
-  private readonly timer: NodeJS.Timeout;
-
-  constructor(private readonly post: (m: FromWorker) => void, everyMs = 500) {
-    this.timer = setInterval(() => this.flush(), everyMs);
-    this.timer.unref();
-  }
-
-  inc(name: string, help: string, labels: Record<string, string> = {}, by = 1): void {
-    const k = name + JSON.stringify(labels);
-    const c = this.counters.get(k);
-    if (c) c[3] += by;
-    else this.counters.set(k, [name, help, labels, by]);
-  }
-
-  /** Histograms in seconds, with SECONDS_BUCKETS. */
-  observe(name: string, help: string, labels: Record<string, string>, seconds: number): void {
-    const k = name + JSON.stringify(labels);
-    const o = this.observations.get(k);
-    if (o) o[3].push(seconds);
-    else this.observations.set(k, [name, help, labels, [seconds]]);
-  }
-
-  flush(): void {
-    if (this.counters.size === 0 && this.observations.size === 0) return;
-    this.post({ type: 'metrics', counters: [...this.counters.values()], observations: [...this.observations.values()] });
-    this.counters = new Map();
-    this.observations = new Map();
-  }
-
-  close(): void {
-    clearInterval(this.timer);
-    this.flush();
-  }
 }
 
 /** What a sender running in the delivery worker gets, and what it must offer. */

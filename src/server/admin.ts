@@ -31,10 +31,10 @@ export function handleAdmin(ex: Exchange, deps: AdminDeps, params: Record<string
   try {
     checkBearer(ex, deps.token);
   } catch (err) {
-    ex.fail(err, true);
+    ex.fail(err);
     return;
   }
-  const body = ex.method === 'GET' ? Promise.resolve(null) : readBody(ex.res, Number(ex.header('content-length') || 0), 64 << 10).then((b) => (b.bytes.length ? parseJson(b.bytes) : {}));
+  const body = ex.method === 'GET' ? Promise.resolve(null) : readBody(ex, 64 << 10).then((b) => (b.bytes.length ? parseJson(b.bytes) : {}));
   body.then((b) => handler(deps, params, b, ex)).then((r) => ex.send(r), (err) => ex.fail(err));
 }
 

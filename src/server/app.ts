@@ -10,13 +10,14 @@ import { AppRegistry } from '../apps/registry.js';
 import { Outbox } from '../delivery/outbox.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
-import { ReplayCache } from './auth.js';
+import { ReplayCache } from './replay-cache.js';
 import { Metrics } from './metrics.js';
 import { DetectPool } from './pool.js';
 import { Exchange, type Reply } from './reply.js';
 import { Router } from './router.js';
 import { RateLimiter } from './rate-limit.js';
 import { handleSigned } from './signed.js';
+import { readiness } from './readiness.js';
 import { detectHandler } from './detect-route.js';
 import { checkMediaType } from './json-body.js';
 import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
@@ -40,7 +41,7 @@ export async function startServer(config: Config): Promise<Server> {
     perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
-  const replays = new ReplayCache();
+  const replays = new ReplayCache(config.dataDir);
   const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue);
 
   let store: StoreHandle | null = null;
@@ -68,9 +69,7 @@ export async function startServer(config: Config): Promise<Server> {
 
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
-    .add('GET', '/readyz', (ex) => json(ex, store && !draining
-      ? { status: 200, body: { status: 'ready', venues: store.count, store: store.id } }
-      : { status: 503, body: new DwellError('unavailable', draining ? 'draining' : 'the venue store is still loading').toJSON(), headers: { 'Retry-After': '2' } }))
+    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining })))
     .add('GET', '/metrics', (ex) => json(ex, { status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }))
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
   const geofences = openGeofenceService(config.dataDir);
@@ -99,13 +98,13 @@ export async function startServer(config: Config): Promise<Server> {
       } catch (err) {
         const allow = (err as { allow?: string }).allow;
         const e = err as DwellError;
-        return ex.send({ status: e.status, body: e.toJSON(), headers: allow ? { Allow: allow } : {} }, true);
+        return ex.send({ status: e.status, body: e.toJSON(), headers: allow ? { Allow: allow } : {} });
       }
     }
     try {
       match!.handler(ex, match!.params);
     } catch (err) {
-      ex.fail(err, true);
+      ex.fail(err);
     }
   });
 
@@ -129,7 +128,7 @@ export async function startServer(config: Config): Promise<Server> {
         });
       }
       stopWatching();
-      replays.close();
+      await replays.close();
       await pool.close();
       await geofences.close();
       await delivery.close();

@@ -7,8 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import { gunzip, gunzipSync } from 'node:zlib';
-import type { HttpResponse } from 'uWebSockets.js';
 import { DwellError } from '../errors.js';
+import type { Exchange } from './reply.js';
 
 export const MAX_SENT_BYTES = 1 << 20;
 export const MAX_INFLATED_BYTES = 16 << 20;
@@ -16,11 +16,12 @@ export const MAX_INFLATED_BYTES = 16 << 20;
 export interface RawBody { bytes: Buffer; sha256: string }
 
 /**
- * Collects the body. `onAborted` must already be attached by the caller; if the client goes
- * away the promise never settles and the caller's abort handler cleans up.
+ * Collects the body. If the client goes away the promise never settles and the exchange's abort
+ * handling cleans up. Past the cap it rejects at once; the answer then discards the rest.
  */
-export function readBody(res: HttpResponse, declaredLength: number, limit = MAX_SENT_BYTES): Promise<RawBody> {
+export function readBody(ex: Exchange, limit = MAX_SENT_BYTES): Promise<RawBody> {
   return new Promise((resolve, reject) => {
+    const declaredLength = Number(ex.header('content-length') || 0);
     if (declaredLength > limit) {
       reject(new DwellError('body_too_large', `the body is at most ${limit} bytes as sent, Content-Length says ${declaredLength}`));
       return;
@@ -29,7 +30,7 @@ export function readBody(res: HttpResponse, declaredLength: number, limit = MAX_
     const chunks: Buffer[] = [];
     let size = 0;
     let failed = false;
-    res.onData((chunk, isLast) => {
+    ex.onBody((chunk, isLast) => {
       if (failed) return;
       size += chunk.byteLength;
       if (size > limit) {

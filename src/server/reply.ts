@@ -1,11 +1,14 @@
 /**
- * Writing answers to uWebSockets.js responses. Every answer goes through `reply`, which corks,
- * respects an aborted connection, and records the route's status and latency.
+ * Writing answers to uWebSockets.js responses. Every answer goes through `send`, which corks,
+ * respects an aborted connection, and records the route's status and latency. An answer given
+ * while the body is still arriving (a refusal before reading it) is written at once and the rest
+ * of the body read and discarded (discard.ts), so the client sees the answer, not a reset.
  */
 import type { HttpResponse, HttpRequest } from 'uWebSockets.js';
 import { asDwellError, DwellError } from '../errors.js';
 import { log } from '../log.js';
 import type { Metrics } from './metrics.js';
+import { discardRest } from './discard.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 202: '202 Accepted', 400: '400 Bad Request', 401: '401 Unauthorized',
@@ -25,7 +28,11 @@ export class Exchange {
   readonly method: string;
   readonly url: string;
   readonly query: string;
+  /** Body bytes received so far, and whether the last chunk has arrived. */
+  bodyBytes = 0;
+  bodyEnded = false;
   private readonly headers = new Map<string, string>();
+  private bodyReader: ((chunk: ArrayBuffer, isLast: boolean) => void) | null = null;
 
   constructor(readonly res: HttpResponse, req: HttpRequest, readonly route: string, private readonly metrics: Metrics,
     private readonly onFinish?: () => void) {
@@ -37,6 +44,23 @@ export class Exchange {
       this.aborted = true;
       this.finish(499);
     });
+    // Always listened to (uWS ends every request, bodiless ones too, with a last chunk), so the
+    // exchange knows whether a body is still arriving whoever reads it, and when.
+    res.onData((chunk, isLast) => {
+      this.bodyBytes += chunk.byteLength;
+      if (isLast) this.bodyEnded = true;
+      this.bodyReader?.(chunk, isLast);
+    });
+  }
+
+  /** Hands the body's chunks to `reader`, instead of any earlier one. Call before they arrive. */
+  onBody(reader: (chunk: ArrayBuffer, isLast: boolean) => void): void {
+    this.bodyReader = reader;
+  }
+
+  /** A body was announced and has not all arrived. */
+  get bodyPending(): boolean {
+    return !this.bodyEnded && (Number(this.header('content-length') || 0) > 0 || this.header('transfer-encoding') !== '');
   }
 
   header(name: string): string {
@@ -48,16 +72,23 @@ export class Exchange {
     return this.query ? `${this.url}?${this.query}` : this.url;
   }
 
+  /** Answers; `closeConnection` closes it afterwards (once any body still arriving is read). */
   send(r: Reply, closeConnection = false): void {
     if (this.aborted || this.done) return;
     const body = r.body instanceof Uint8Array || (typeof r.body === 'string' && r.contentType) ? r.body as Uint8Array | string : JSON.stringify(r.body);
+    const early = this.bodyPending;
     this.res.cork(() => {
       this.res.writeStatus(STATUS_TEXT[r.status] ?? String(r.status));
       this.res.writeHeader('Content-Type', r.contentType ?? 'application/json');
       for (const [k, v] of Object.entries(r.headers ?? {})) this.res.writeHeader(k, v);
-      this.res.end(body, closeConnection);
+      if (!early) return void this.res.end(body, closeConnection); // uWS says Connection: close itself
+      // Early: the head and body go now, as one chunk; the response ends once the request's body
+      // has been read (discard.ts), when it is too late for uWS to announce the close.
+      if (closeConnection) this.res.writeHeader('Connection', 'close');
+      this.res.write(body);
     });
     this.finish(r.status);
+    if (early) discardRest(this, closeConnection);
   }
 
   fail(err: unknown, closeConnection = false): void {

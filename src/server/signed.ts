@@ -1,42 +1,51 @@
 /**
  * The signed-request walk shared by every customer endpoint (contract §1): headers and clock
  * first, then the raw body under its cap, then the signature over those exact bytes, then the
- * replay check. Only a request that passes all four reaches its handler.
+ * replay check and the app's rate limit. Only a request that passes them all reaches its handler.
+ *
+ * The rate limit is spent only by correctly signed requests: anyone can learn an app key, and
+ * unsigned requests must not use up the app's allowance. It is taken after the replay check
+ * (a replayed copy spends nothing) and before the signature is recorded (a request refused 429
+ * may be sent again as it is).
  */
 import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { AppRecord } from '../schemas/app.js';
-import { checkHeaders, checkSignature, stringToSign, type ReplayCache } from './auth.js';
+import { checkHeaders, checkSignature, stringToSign } from './auth.js';
 import { emptyBody, readBody, type RawBody } from './body.js';
 import type { Exchange, Reply } from './reply.js';
 import type { RateLimiter } from './rate-limit.js';
+import type { ReplayCache } from './replay-cache.js';
 
 export interface SignedDeps { apps: AppRegistry; replays: ReplayCache; limiter: RateLimiter }
 
 export type SignedHandler = (ex: Exchange, app: AppRecord, body: RawBody) => Promise<Reply>;
 
-/** Must be called synchronously from the uWS handler: the body's data callback is attached here. */
+/** Must be called synchronously from the uWS handler: the body's reader is attached here. */
 export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler): void {
   let app: AppRecord;
   let bodyPromise: Promise<RawBody>;
+  // Reads change nothing: the same GET twice is answered twice (contract §1).
+  const read = ex.method === 'GET' || ex.method === 'HEAD';
   try {
     const headers = { appKey: ex.header('x-app-key'), timestamp: ex.header('x-timestamp'), signature: ex.header('x-signature') };
     app = checkHeaders(headers, deps.apps);
-    deps.limiter.take(app.app_key);
     before?.(ex);
-    const hasBody = ex.method !== 'GET' && ex.method !== 'HEAD';
-    bodyPromise = hasBody ? readBody(ex.res, Number(ex.header('content-length') || 0)) : Promise.resolve(emptyBody());
+    bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex);
   } catch (err) {
-    // Refused before the body was read: close, so an unread upload cannot desync the connection.
-    ex.fail(err, true);
+    // Refused before the body was read: answered now, the rest of the body discarded.
+    ex.fail(err);
     return;
   }
   bodyPromise
     .then(async (body) => {
-      const text = stringToSign(ex.header('x-timestamp'), ex.method, ex.pathAndQuery, body.sha256);
-      checkSignature(deps.apps.liveSecrets(app), text, ex.header('x-signature'));
-      deps.replays.claim(app.app_key, ex.header('x-signature'), Number(ex.header('x-timestamp')));
+      const signature = ex.header('x-signature');
+      checkSignature(deps.apps.liveSecrets(app), stringToSign(ex.header('x-timestamp'), ex.method, ex.pathAndQuery, body.sha256), signature);
+      if (!read) deps.replays.check(app.app_key, signature);
+      deps.limiter.take(app.app_key);
+      // Stored before anything is acted upon, so a restart cannot make the request new again.
+      if (!read) await deps.replays.record(app.app_key, signature, Number(ex.header('x-timestamp')));
       return handler(ex, app, body);
     })
-    .then((reply) => ex.send(reply), (err) => ex.fail(err, err instanceof DwellError && err.code === 'body_too_large'));
+    .then((reply) => ex.send(reply), (err) => ex.fail(err));
 }

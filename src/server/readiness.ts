@@ -1,0 +1,23 @@
+/**
+ * GET /readyz (contract §6): ready while the venue store is open and the delivery queues run
+ * (the delivery worker has started its senders), and not while shutting down. The answer names
+ * each part's state, so an operator sees which one holds readiness back.
+ */
+import { DwellError } from '../errors.js';
+import type { DeliveryState } from '../delivery/service.js';
+import type { StoreHandle } from '../venues/store.js';
+import type { Reply } from './reply.js';
+
+export interface ReadinessParts { store: StoreHandle | null; delivery: DeliveryState; draining: boolean }
+
+export function readiness({ store, delivery, draining }: ReadinessParts): Reply {
+  const checks = { venue_store: store ? 'open' : 'loading', delivery, server: draining ? 'draining' : 'serving' };
+  const waiting = [
+    !store && 'the venue store is still loading',
+    delivery !== 'running' && `the delivery worker is ${delivery} (the delivery queues are not running)`,
+    draining && 'the server is shutting down',
+  ].filter(Boolean);
+  if (store && waiting.length === 0) return { status: 200, body: { status: 'ready', venues: store.count, store: store.id, checks } };
+  const error = new DwellError('unavailable', `not ready: ${waiting.join('; ')}`).toJSON();
+  return { status: 503, body: { ...error, checks }, headers: { 'Retry-After': '2' } };
+}

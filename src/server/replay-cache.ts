@@ -1,0 +1,96 @@
+/**
+ * Signatures seen within the stale window, per app (contract §1: a replay is refused also after
+ * a restart). A signature can only be replayed while its timestamp is fresh, so each entry lives
+ * until its timestamp leaves the window.
+ *
+ * The Map answers every check; LMDB (`<data dir>/replay.mdb`) only remembers, for the next start.
+ * Writes are batched by lmdb-js and committed without fsync (`noSync`): the commit reaches the
+ * OS's page cache before the request is acted upon, so a crash or kill -9 of the process loses
+ * nothing; a crash of the OS itself may lose the last few milliseconds of signatures.
+ *
+ * Expiry is by whole generations instead of per entry: an entry expiring at second e is filed in
+ * generation ⌊e / 300⌋ mod 4. Live expiries lie in [now, now + 600] (a timestamp is fresh up to
+ * 300 s either side of now), three generations; the fourth holds only expired entries and is
+ * cleared in one write while it waits to be reused, so the sweep costs nothing per request.
+ */
+import path from 'node:path';
+import { open, type Database, type RootDatabase } from 'lmdb';
+import { DwellError } from '../errors.js';
+import { STALE_AFTER_S } from './auth.js';
+
+const GENERATIONS = 4;
+
+export class ReplayCache {
+  private readonly seen = new Map<string, number>();
+  private readonly byExpiry = new Map<number, string[]>();
+  private readonly root: RootDatabase;
+  private readonly gens: Database<number, string>[];
+  private readonly timer: NodeJS.Timeout;
+  private clearedBefore = -1;
+
+  constructor(dataDir: string, sweepMs = 10_000, now = Date.now()) {
+    this.root = open({ path: path.join(dataDir, 'replay.mdb'), compression: false, noSync: true });
+    this.gens = Array.from({ length: GENERATIONS }, (_, i) => this.root.openDB<number, string>({ name: `expiring-${i}` }));
+    for (const db of this.gens) {
+      for (const { key, value } of db.getRange()) if (value * 1000 >= now) this.remember(key, value);
+    }
+    this.sweep(now);
+    this.timer = setInterval(() => this.sweep(), sweepMs);
+    this.timer.unref();
+  }
+
+  /** Throws `replayed_request` if this signature was already accepted and is still fresh. */
+  check(appKey: string, signature: string, now = Date.now()): void {
+    const prev = this.seen.get(keyOf(appKey, signature));
+    if (prev !== undefined && prev * 1000 >= now) {
+      throw new DwellError('replayed_request', 'this signature was already used; sign each request with a fresh timestamp');
+    }
+  }
+
+  /**
+   * Remembers an accepted signature: at once in memory (so a copy arriving next is refused),
+   * and in the store; resolves once the store has it.
+   */
+  record(appKey: string, signature: string, timestampS: number): Promise<unknown> {
+    const key = keyOf(appKey, signature);
+    const expiryS = timestampS + STALE_AFTER_S;
+    this.remember(key, expiryS);
+    return this.gens[generationOf(expiryS)].put(key, expiryS);
+  }
+
+  get size(): number {
+    return this.seen.size;
+  }
+
+  sweep(now = Date.now()): void {
+    for (const [expiryS, keys] of this.byExpiry) {
+      if (expiryS * 1000 >= now) continue;
+      // A key recorded again later has a later expiry filed elsewhere: keep it.
+      for (const key of keys) if ((this.seen.get(key) ?? Infinity) <= expiryS) this.seen.delete(key);
+      this.byExpiry.delete(expiryS);
+    }
+    // The generation of the period before this one holds only expired entries.
+    const period = Math.floor(now / 1000 / STALE_AFTER_S);
+    if (period > this.clearedBefore) {
+      this.clearedBefore = period;
+      void this.gens[(period - 1) % GENERATIONS].clearAsync();
+    }
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.timer);
+    await this.root.close();
+  }
+
+  private remember(key: string, expiryS: number): void {
+    this.seen.set(key, expiryS);
+    const bucket = this.byExpiry.get(expiryS);
+    if (bucket) bucket.push(key);
+    else this.byExpiry.set(expiryS, [key]);
+  }
+}
+
+// 128 bits of the signature identify it as well as all 256, in half the memory.
+const keyOf = (appKey: string, signature: string) => appKey + ':' + signature.slice(0, 32);
+
+const generationOf = (expiryS: number) => Math.floor(expiryS / STALE_AFTER_S) % GENERATIONS;
