@@ -80,7 +80,9 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
   } else if (learn.length) ctx.users.learn(ctx.app.app_key, learn);
   for (const o of out) {
     if (!o.stay) continue;
-    o.item.visit = buildVisit(o.stay, o.a!.ranked, times.get(o.stay.id) ?? null, ctx.estimateAddress);
+    // Without a user, a visit is its own first and last (contract §2).
+    const own = { first: o.stay.startMs, last: o.stay.startMs };
+    o.item.visit = buildVisit(o.stay, o.a!.ranked, times.get(o.stay.id) ?? own, ctx.estimateAddress);
   }
   return out.map((o) => o.item);
 }

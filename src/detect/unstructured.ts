@@ -35,7 +35,8 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
         fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? rec.v : undefined, labels: user ? rec.t : undefined,
       });
       if (!a) continue;
-      let times = null;
+      // Without a user, a visit is its own first and last (contract §2).
+      let times = { first: r.startMs, last: r.startMs };
       if (user && a.ranked.length) {
         times = recordPlace(rec, a.ranked[0].venue.id, c.id, r.startMs);
         if (r.endMs !== null) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs, a.ranked);
