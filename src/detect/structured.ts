@@ -10,9 +10,7 @@ import { parseStamp } from './time.js';
 import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
 import { buildVisit, transitVisit, visitId, type StayFacts } from './visit.js';
 import { LEG, legEnd, type LegEnd } from './leg.js';
-
-export const userOf = (b: { advertising_id?: string; user_id?: string }): string | null =>
-  b.advertising_id || b.user_id || null;
+import { userOf } from '../users/identity.js';
 
 type Event = StructuredRequest['events'][number];
 

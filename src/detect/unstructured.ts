@@ -14,7 +14,7 @@ import { clusterFixes } from './cluster.js';
 import { advance, initialState, openStay, type StayReport } from './stream.js';
 import { assess, apsToLearn, learnFromStay } from './assess.js';
 import { buildVisit, visitId } from './visit.js';
-import { userOf } from './structured.js';
+import { userOf } from '../users/identity.js';
 
 export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
