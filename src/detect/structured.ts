@@ -33,7 +33,7 @@ function legsOf(events: readonly Event[], e: number, startMs: number, endMs: num
 
 export function detectStructured(body: StructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
-  const rec0 = user ? ctx.users.read(user) : undefined;
+  const rec0 = user ? ctx.users.read(ctx.app.app_key, user) : undefined;
   const history = rec0?.v, labels = rec0?.t;
   const out: Array<{ item: SyncItem; stay?: StayFacts; a?: Assessment }> = [];
   const learn: ApObservation[] = [];
@@ -67,7 +67,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
   const times = new Map<string, VisitTimes>();
   const visits = out.filter((o) => o.stay && o.a!.ranked.length);
   if (user && visits.length) {
-    ctx.users.update(user, (rec) => {
+    ctx.users.update(ctx.app.app_key, user, (rec) => {
       for (const o of visits) {
         const s = o.stay!, r = o.a!.ranked;
         times.set(s.id, recordPlace(rec, r[0].venue.id, s.id, s.startMs));

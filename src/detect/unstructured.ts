@@ -55,7 +55,7 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
     ctx.users.learn(ctx.app.app_key, learn);
     return items;
   }
-  return ctx.users.update(user, (rec) => {
+  return ctx.users.update(ctx.app.app_key, user, (rec) => {
     const learn: ApObservation[] = [];
     const items = run(rec, learn);
     return { record: rec, result: items, learn: { app: ctx.app.app_key, aps: learn } };
