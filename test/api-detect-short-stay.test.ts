@@ -9,6 +9,7 @@ import fs from 'node:fs';
 import { startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
 import { CASINO } from './helpers/requests.js';
+import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 
 let dwell: Running;
 let app: TestApp;
@@ -27,7 +28,7 @@ const stampAt = (ms: number) => new Date(ms + 2 * 3600_000).toISOString().replac
 /** A fix `north`/`east` metres from the Casino square. */
 const fix = (ms: number, north: number, east: number, speed: number) => ({
   timestamp: stampAt(ms),
-  location: { lat: CASINO.lat + north / 111_320, long: CASINO.long + east / 80_500, accuracy: 12, speed },
+  location: { lat: CASINO.lat + north / M_PER_DEG, long: CASINO.long + east / mPerDegLon(CASINO.lat), accuracy: 12, speed },
 });
 const min = (m: number) => T0 + m * 60_000;
 

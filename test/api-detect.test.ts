@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
 import { CASINO, fixes, visitRequest } from './helpers/requests.js';
+import { haversineM } from '../src/geo/distance.js';
 
 let dwell: Running;
 let app: TestApp;
@@ -21,9 +22,7 @@ const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 function metres(a: { lat: number; long: number }, b: { lat: number; long: number }) {
-  const k = Math.PI / 180;
-  const x = (b.long - a.long) * k * Math.cos(((a.lat + b.lat) / 2) * k);
-  return Math.hypot(x, (b.lat - a.lat) * k) * 6_371_000;
+  return haversineM(a.lat, a.long, b.lat, b.long);
 }
 
 function checkVenue(v: any) {

@@ -12,10 +12,11 @@ import { MemoryVenueStore, venueFromRow } from '../src/detect/memory-venues.js';
 import { WEIGHTS } from '../src/detect/rank.js';
 import { indoorShare } from '../src/detect/evidence/indoor.js';
 import type { Signal, StructuredRequest } from '../src/schemas/detect-request.js';
+import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 import { context, stamp } from './detect-helpers.js';
 
 const AT = { lat: 40.7536, lon: -73.9832 };
-const M = 111_320, M_LON = M * Math.cos((AT.lat * Math.PI) / 180);
+const M = M_PER_DEG, M_LON = mPerDegLon(AT.lat);
 // A park 12 m north of the stay and a clothing store 12 m south: equally near, equally popular.
 const venues = new MemoryVenueStore([
   { id: 'park', category: 'Park', lat: AT.lat + 12 / M, lon: AT.lon, checkins: 5 },

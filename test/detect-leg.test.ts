@@ -10,12 +10,12 @@ import { detectStructured } from '../src/detect/index.js';
 import { MemoryVenueStore, venueFromRow } from '../src/detect/memory-venues.js';
 import { fixesOf } from '../src/detect/fixes.js';
 import { LEG, legEnd } from '../src/detect/leg.js';
-import { metres } from '../src/detect/geo.js';
+import { M_PER_DEG, mPerDegLon, metres } from '../src/geo/distance.js';
 import type { Signal, StructuredRequest } from '../src/schemas/detect-request.js';
 import { context, stamp } from './detect-helpers.js';
 
 const A = { lat: 40.7536, lon: -73.9832 };
-const M = 111_320, M_LON = M * Math.cos((A.lat * Math.PI) / 180);
+const M = M_PER_DEG, M_LON = mPerDegLon(A.lat);
 const at = (northM: number, eastM: number) => ({ lat: A.lat + northM / M, lon: A.lon + eastM / M_LON });
 const T0 = Date.parse('2024-05-08T15:00:00Z');
 

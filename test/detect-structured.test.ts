@@ -4,6 +4,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { detectStructured } from '../src/detect/index.js';
 import type { StructuredRequest, Signal } from '../src/schemas/detect-request.js';
+import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 import { context } from './detect-helpers.js';
 
 // Polpetta, a restaurant of the Monaco fixture, among its neighbours.
@@ -15,7 +16,7 @@ function fixes(startIso: string, minutes: number, every = 2): Signal[] {
   for (let m = 0; m < minutes; m += every) {
     const jitter = ((m * 7919) % 11) - 5; // metres, deterministic
     out.push({ timestamp: new Date(t0 + m * 60_000).toISOString().replace('.000Z', 'Z'),
-      location: { lat: AT.lat + jitter / 111_320, long: AT.lon - jitter / 80_000, accuracy: 12, speed: 0 } });
+      location: { lat: AT.lat + jitter / M_PER_DEG, long: AT.lon - jitter / mPerDegLon(AT.lat), accuracy: 12, speed: 0 } });
   }
   return out;
 }
