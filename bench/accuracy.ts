@@ -13,13 +13,13 @@
  * 5. writes every response to results.jsonl (`{"request_id","response"}`) and prints vdsim's score.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { runImport } from '../src/venues/import/build.js';
+import { bodySha256, signature } from '../src/signing.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -82,12 +82,11 @@ async function createApp(url: string): Promise<App> {
 async function detect(url: string, app: App, json: string): Promise<unknown> {
   const bytes = gzipSync(json);
   const ts = String(Math.floor(Date.now() / 1000));
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  const signature = createHmac('sha256', app.app_secret).update(`${ts}\nPOST\n/v1/detect\n${hash}`).digest('hex');
+  const sig = signature(app.app_secret, ts, 'POST', '/v1/detect', bodySha256(bytes));
   for (let attempt = 0; ; attempt++) {
     const res = await fetch(url + '/v1/detect', {
       method: 'POST', body: bytes,
-      headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': sig, 'content-type': 'application/json', 'content-encoding': 'gzip' },
     });
     const text = await res.text();
     if ((res.status === 429 || res.status === 503) && attempt < 20) { await new Promise((r) => setTimeout(r, 200 * (attempt + 1))); continue; }
