@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
 import { CASINO, fixes, visitRequest } from './helpers/requests.js';
+import { stampAfter } from './helpers/stamps.js';
 import { haversineM } from '../src/geo/distance.js';
 
 let dwell: Running;
@@ -108,7 +109,7 @@ test('unstructured: a stay is reported once confirmed, then again with end_time 
 
   // More of the same stay, then walking away for good.
   const away = [0, 1, 2, 3, 4, 5, 6].map((m) => ({
-    timestamp: `2024-05-07T10:${String(20 + m).padStart(2, '0')}:00+02:00`,
+    timestamp: stampAfter('2024-05-07T10:00:00+02:00', 20 + m),
     location: { lat: CASINO.lat - 0.0015 * (m + 1), long: CASINO.long - 0.0015 * (m + 1), accuracy: 10, speed: 1.4 },
   }));
   const second = await signed(dwell.url, app, '/v1/detect', { ...user, data: [...fixes(CASINO, '2024-05-07T10', [15, 18]), ...away] });
