@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { runImport } from '../src/venues/import/build.js';
 import { bodySha256, signature } from '../src/signing.js';
+import { VDSIM } from './lib/vdsim.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -32,7 +33,7 @@ if (!venuesFile || !requestsDir) {
   console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N]');
   process.exit(2);
 }
-const vdsim = path.resolve(ROOT, arg('vdsim', '../shared/tools/vdsim/vdsim.mjs')!);
+const vdsim = arg('vdsim') ? path.resolve(ROOT, arg('vdsim')!) : VDSIM;
 const concurrency = Math.max(1, Number(arg('concurrency', '4')));
 const ADMIN = 'bench-accuracy-admin-token';
 
