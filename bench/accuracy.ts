@@ -13,13 +13,14 @@
  * 5. writes every response to results.jsonl (`{"request_id","response"}`) and prints vdsim's score.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { runImport } from '../src/venues/import/build.js';
+import { bodySha256, signature } from '../src/signing.js';
+import { VDSIM } from './lib/vdsim.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -32,7 +33,7 @@ if (!venuesFile || !requestsDir) {
   console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N]');
   process.exit(2);
 }
-const vdsim = path.resolve(ROOT, arg('vdsim', '../shared/tools/vdsim/vdsim.mjs')!);
+const vdsim = arg('vdsim') ? path.resolve(ROOT, arg('vdsim')!) : VDSIM;
 const concurrency = Math.max(1, Number(arg('concurrency', '4')));
 const ADMIN = 'bench-accuracy-admin-token';
 
@@ -82,14 +83,13 @@ async function createApp(url: string): Promise<App> {
 async function detect(url: string, app: App, json: string): Promise<unknown> {
   const bytes = gzipSync(json);
   const ts = String(Math.floor(Date.now() / 1000));
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  const signature = createHmac('sha256', app.app_secret).update(`${ts}\nPOST\n/v1/detect\n${hash}`).digest('hex');
+  const sig = signature(app.app_secret, ts, 'POST', '/v1/detect', bodySha256(bytes));
   for (let attempt = 0; ; attempt++) {
     let res: Response;
     try {
       res = await fetch(url + '/v1/detect', {
         method: 'POST', body: bytes,
-        headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': sig, 'content-type': 'application/json', 'content-encoding': 'gzip' },
       });
     } catch (err) {
       // A kept-alive connection the server closed as idle (uWS: 10 s, reached on a loaded machine
