@@ -1,8 +1,8 @@
 /**
  * The issue's official accuracy measurement, end to end through the real service:
  *
- *   npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--results FILE]
- *        [--vdsim PATH] [--workers N] [--concurrency N]
+ *   npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--name SET] [--results FILE]
+ *        [--vdsim PATH] [--workers N] [--concurrency N] [--no-doc]
  *
  * 1. imports the venues with the real importer (`runImport`, format jsonl) into a temp store;
  * 2. starts the real server (`node dist/src/cli.js serve`, PORT=0, temp data dir);
@@ -10,7 +10,9 @@
  * 4. replays DIR/requests.jsonl in order through POST /v1/detect, signed per contract §1 with a
  *    fresh timestamp each, gzip; requests start in file order with at most --concurrency (default
  *    4) in flight, and a user's request starts only once that user's previous one has answered;
- * 5. writes every response to results.jsonl (`{"request_id","response"}`) and prints vdsim's score.
+ * 5. writes every response to results.jsonl (`{"request_id","response"}`) and prints vdsim's score;
+ * 6. sets the row of this set (`--name`, default DIR's base name) in docs/performance.md's
+ *    accuracy tables, leaving the other sets' rows as they were (`--no-doc`: not at all).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import fs from 'node:fs';
@@ -20,6 +22,7 @@ import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { runImport } from '../src/venues/import/build.js';
 import { bodySha256, signature } from '../src/signing.js';
+import { writePerformanceRow } from './lib/perf-doc.js';
 import { VDSIM } from './lib/vdsim.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -30,11 +33,12 @@ const say = (msg: string): void => { process.stderr.write(`[bench:accuracy] ${ms
 const venuesFile = arg('venues');
 const requestsDir = arg('requests');
 if (!venuesFile || !requestsDir) {
-  console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N]');
+  console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--name SET] [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N] [--no-doc]');
   process.exit(2);
 }
-const vdsim = arg('vdsim') ? path.resolve(ROOT, arg('vdsim')!) : VDSIM;
+const vdsim = arg('vdsim') ? path.resolve(arg('vdsim')!) : VDSIM;
 const concurrency = Math.max(1, Number(arg('concurrency', '4')));
+const setName = arg('name') ?? path.basename(path.resolve(requestsDir));
 const ADMIN = 'bench-accuracy-admin-token';
 
 interface App { app_key: string; app_secret: string }
@@ -103,6 +107,24 @@ async function detect(url: string, app: App, json: string): Promise<unknown> {
   }
 }
 
+/** What `vdsim score` prints (its README, "Scoring"), the fields the tables show. */
+type Score = { mode: 'structured'; top1: number; top3: number; top5: number; ece: number | null; transit_without_venue: number | null }
+  | { mode: 'unstructured'; precision: number; recall: number; venue_top1_of_found: number; start_error_median_s: number | null };
+
+// The accuracy section's two tables (docs/performance.md); their `target` column is kept by hand.
+const STRUCTURED = ['Set', 'top1', 'top3', 'top5', 'ECE', 'transit without venue', 'measured'];
+const UNSTRUCTURED = ['Unstructured set', 'precision', 'recall (≥ 5 min)', 'top1 of found', 'start error median', 'measured'];
+
+function writeRow(s: Score): void {
+  const f = (x: number | null) => (x === null ? '–' : x.toFixed(3));
+  if (s.mode === 'structured') {
+    writePerformanceRow('accuracy', STRUCTURED, { Set: setName, top1: f(s.top1), top3: f(s.top3), top5: f(s.top5), ECE: f(s.ece), 'transit without venue': f(s.transit_without_venue) });
+  } else {
+    writePerformanceRow('accuracy', UNSTRUCTURED, { 'Unstructured set': setName, precision: f(s.precision), 'recall (≥ 5 min)': f(s.recall),
+      'top1 of found': f(s.venue_top1_of_found), 'start error median': s.start_error_median_s === null ? '–' : `${Math.round(s.start_error_median_s)} s` });
+  }
+}
+
 async function main(): Promise<void> {
   const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-acc-'));
   const store = path.join(tmp, 'venues');
@@ -151,6 +173,7 @@ async function main(): Promise<void> {
     say(`${done} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${errors} not SUCCESS; results in ${results}`);
     const score = execFileSync(process.execPath, [vdsim, 'score', '--truth', requestsDir!, '--results', results], { encoding: 'utf8' });
     process.stdout.write(score);
+    writeRow(JSON.parse(score) as Score);
   } finally {
     stop();
     if (!arg('results')) fs.rmSync(tmp, { recursive: true, force: true });
