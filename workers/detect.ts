@@ -13,7 +13,7 @@ import { parseJson } from '../src/server/json-body.js';
 import { validateDetect } from '../src/schemas/validate-detect.js';
 import { openStore } from '../src/venues/store.js';
 import { estimateAddress } from '../src/venues/address.js';
-import { detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
+import { DEFAULT_PARAMS, detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
 import { openUserStore } from '../src/users/store.js';
 import { deviceIdOf, userOf } from '../src/users/identity.js';
 import { newVersions } from '../src/users/learned-cache.js';
@@ -49,7 +49,7 @@ function outcome(task: DetectTask): DetectOutcome {
     // Waiting for the disk on every request cost two thirds of a worker's time (bench:http).
     if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true, versions })));
     users.fresh();
-    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now };
+    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
     const fixes = () => asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data);
