@@ -8,8 +8,8 @@ import { workerData } from 'node:worker_threads';
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { asDwellError } from '../src/errors.js';
 import { log } from '../src/log.js';
-import { inflateSync } from '../src/server/body.js';
-import { parseJson } from '../src/server/json-body.js';
+import { inflateSync } from '../src/http/body.js';
+import { parseJson } from '../src/http/json-body.js';
 import { validateDetect } from '../src/schemas/validate-detect.js';
 import { openStore } from '../src/venues/store.js';
 import { estimateAddress } from '../src/venues/address.js';
@@ -20,7 +20,8 @@ import { geofenceEvents } from '../src/geofences/worker.js';
 import type { Fix } from '../src/geofences/events.js';
 import type { Signal } from '../src/schemas/detect-request.js';
 import type { SyncItem, SyncResponse } from '../src/schemas/visit.js';
-import type { DetectOutcome, DetectResult, DetectTask, Tally } from '../src/server/detect-task.js';
+import type { DetectTask } from '../src/pipeline/task.js';
+import type { DetectOutcome, DetectResult, Tally } from '../src/schemas/detect-outcome.js';
 
 // Load the offline place database while the pool starts, not inside the first request.
 estimateAddress(0, 0);

@@ -2,7 +2,8 @@
 import { Piscina } from 'piscina';
 import { newVersions } from '../users/learned-cache.js';
 import { DwellError } from '../errors.js';
-import type { DetectResult, DetectTask } from './detect-task.js';
+import type { DetectTask } from '../pipeline/task.js';
+import type { DetectResult } from '../schemas/detect-outcome.js';
 
 export class DetectPool {
   private readonly pool: Piscina;

@@ -12,8 +12,8 @@ import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { AppRecord } from '../schemas/app.js';
 import { checkHeaders, checkSignature, stringToSign } from './auth.js';
-import { emptyBody, readBody, type RawBody } from './body.js';
-import type { Exchange, Reply } from './reply.js';
+import { emptyBody, readBody, type RawBody } from '../http/body.js';
+import type { Exchange, Reply } from '../http/reply.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ReplayCache } from './replay-cache.js';
 
