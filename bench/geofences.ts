@@ -11,7 +11,7 @@
 import { createHmac, hash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { FenceIndex } from '../src/geofences/index.js';
+import { FenceIndex } from '../src/geofences/fence-index.js';
 import { circle, preparePolygon, M_PER_DEG, type Shape } from '../src/geofences/geometry.js';
 import { rng, type Rng } from './lib/rng.js';
 import { closedLoop, type LoadResult } from './lib/load.js';

@@ -3,7 +3,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { circle, preparePolygon, shapeOf, M_PER_DEG, type Vertex } from '../src/geofences/geometry.js';
 import { classify, distanceM, haversineM, INSIDE, OUTSIDE, STRADDLE, polygonSignedDistance, lonNear, circleSignedDistance } from '../src/geofences/match.js';
-import { FenceIndex } from '../src/geofences/index.js';
+import { FenceIndex } from '../src/geofences/fence-index.js';
 import { DwellError } from '../src/errors.js';
 
 const ring = (pts: Array<[number, number]>): Vertex[] => pts.map(([long, lat]) => ({ lat, long }));

@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { circle, preparePolygon, M_PER_DEG, type Shape } from '../src/geofences/geometry.js';
 import { classify, distanceM, lonNear, OUTSIDE, polygonSignedDistance, circleSignedDistance } from '../src/geofences/match.js';
-import { cosMean, FenceIndex } from '../src/geofences/index.js';
+import { cosMean, FenceIndex } from '../src/geofences/fence-index.js';
 
 let seed = 11;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);

@@ -11,7 +11,7 @@
  * neither repeats events nor undoes newer ones.
  */
 import type { GeofenceEvent } from '../schemas/visit.js';
-import type { FenceIndex } from './index.js';
+import type { FenceIndex } from './fence-index.js';
 import { INSIDE, type Class } from './match.js';
 
 export interface Fix { timestamp: string; lat: number; long: number; accuracy?: number }

@@ -41,7 +41,7 @@ const MIN_CELL = 0.0005, MAX_CELL = 0.05;
 const SCALE = 253, Q = 0xff;
 const F32_ULP = 2 ** -23;
 
-/** The query being evaluated, and where its hits go (index.ts). */
+/** The query being evaluated, and where its hits go (fence-index.ts). */
 export interface Probe extends Candidates {
   readonly qLat: number; readonly qLon: number; readonly qAcc: number; readonly qNow: number;
   /** cos and sin of qLat; metres a degree of longitude there. */
