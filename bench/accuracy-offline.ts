@@ -4,7 +4,7 @@
  *
  *   node dist/bench/accuracy-offline.js --venues V.jsonl.gz --requests DIR [--results FILE]
  *        [--ablate popularity,history,wifiPos,silence,radiusCap,counted,legs,…] [--set temperature=1.2,none=-3]
- *        [--pos minStays=3] [--learned priorVisits=40] [--footprint priorStays=10] [--counted priorStays=20]
+ *        [--pos minStays=3] [--learned priorVisits=40] [--footprint priorStays=10] [--type priorStays=20,hour=0.6] [--counted priorStays=20]
  *        [--leg windowS=300] [--memory 1] [--aps APS.jsonl]
  *
  * Venues go through the real importer into a real store (as `dwell import --format jsonl`), so
@@ -31,6 +31,7 @@ import { LEARNED } from '../src/detect/evidence/learned-priors.js';
 import { FOOTPRINT } from '../src/detect/evidence/footprint.js';
 import { COUNTED } from '../src/detect/evidence/counted-prior.js';
 import { LEG } from '../src/detect/leg.js';
+import { TYPE_PRIORS } from '../src/detect/evidence/type-priors.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
 import { VDSIM } from './lib/vdsim.js';
 
@@ -51,6 +52,7 @@ for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
   if (f === 'wifiPos') { W_POS.on = 0; continue; }
   if (f === 'silence') { SILENCE.minMs = Infinity; continue; }
   if (f === 'footprint') { FOOTPRINT.on = 0; continue; }
+  if (f === 'typePriors') { TYPE_PRIORS.on = 0; continue; }
   if (f === 'counted') { COUNTED.on = 0; continue; }
   if (f === 'legs') { LEG.on = 0; continue; }
   if (f === 'radiusCap') { WEIGHTS.maxRadius = Infinity; continue; }
@@ -66,6 +68,11 @@ for (const kv of (opts.footprint ?? '').split(',').filter(Boolean)) {
   const [k, v] = kv.split('=');
   if (!(k in FOOTPRINT)) throw new Error(`unknown footprint setting ${k}`);
   (FOOTPRINT as Record<string, number>)[k] = Number(v);
+}
+for (const kv of (opts.type ?? '').split(',').filter(Boolean)) {
+  const [k, v] = kv.split('=');
+  if (!(k in TYPE_PRIORS)) throw new Error(`unknown type-prior setting ${k}`);
+  (TYPE_PRIORS as Record<string, number>)[k] = Number(v);
 }
 for (const kv of (opts.counted ?? '').split(',').filter(Boolean)) {
   const [k, v] = kv.split('=');
@@ -128,5 +135,5 @@ const score = JSON.parse(execFileSync('node', [VDSIM, 'score', '--truth', opts.r
 perEvent.sort((a, b) => a - b);
 const q = (p: number) => perEvent.length ? Number(perEvent[Math.floor(p * (perEvent.length - 1))].toFixed(3)) : null;
 console.log(JSON.stringify({ ...score, requests: lines.length, wall_s: Number(wall.toFixed(1)),
-  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS, wifi_pos: W_POS.on ? WIFI_POS : 'off', learned: LEARNED, footprint: FOOTPRINT, counted: COUNTED, legs: LEG }));
+  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS, wifi_pos: W_POS.on ? WIFI_POS : 'off', learned: LEARNED, footprint: FOOTPRINT, counted: COUNTED, legs: LEG, type_priors: TYPE_PRIORS }));
 if (!opts.results) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -85,10 +85,18 @@ async function detect(url: string, app: App, json: string): Promise<unknown> {
   const hash = createHash('sha256').update(bytes).digest('hex');
   const signature = createHmac('sha256', app.app_secret).update(`${ts}\nPOST\n/v1/detect\n${hash}`).digest('hex');
   for (let attempt = 0; ; attempt++) {
-    const res = await fetch(url + '/v1/detect', {
-      method: 'POST', body: bytes,
-      headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json', 'content-encoding': 'gzip' },
-    });
+    let res: Response;
+    try {
+      res = await fetch(url + '/v1/detect', {
+        method: 'POST', body: bytes,
+        headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+      });
+    } catch (err) {
+      // A kept-alive connection the server closed as idle (uWS: 10 s, reached on a loaded machine
+      // between the admin call and the first detection) fails before the request is read: resend.
+      if ((err as { cause?: { code?: string } }).cause?.code === 'UND_ERR_SOCKET' && attempt < 3) continue;
+      throw err;
+    }
     const text = await res.text();
     if ((res.status === 429 || res.status === 503) && attempt < 20) { await new Promise((r) => setTimeout(r, 200 * (attempt + 1))); continue; }
     try { return JSON.parse(text); } catch { return { result: 'ERROR', status: res.status, text }; }

@@ -142,7 +142,7 @@ async function worker(): Promise<void> {
     const body = { advertising_id: user, events: [ev] } as Parameters<typeof detectStructured>[0];
     // The core alone: what ranking costs, history (kernel and labels) and Wi-Fi evidence included.
     users.fresh(); // as a worker does before every task
-    const history = users.read(user)?.v;
+    const history = users.read('bench', user)?.v;
     let t = performance.now();
     const f = fixesOf(ev.data as never);
     const start = Date.parse(ev.start_time), end = Date.parse(ev.end_time);

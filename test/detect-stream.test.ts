@@ -77,7 +77,10 @@ test('without a user id the request is its own stream and carries no history', (
   ctx.users.close();
   assert.equal(items.length, 1);
   assert.ok(items[0].visit.end_time);
-  assert.equal(items[0].visit.place?.first_visit_time, undefined);
+  // No history: the visit is its own first and last (contract §2).
+  const start = Date.parse(items[0].visit.start_time);
+  assert.equal(Date.parse(items[0].visit.place!.first_visit_time!), start);
+  assert.equal(Date.parse(items[0].visit.place!.last_visit_time!), start);
 });
 
 test('hours of silence end a stay even when the phone is back at the same place', () => {

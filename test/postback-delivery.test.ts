@@ -121,6 +121,14 @@ test('one signed trigger per event, with user_info and the caller\'s ids, first 
   assert.match(metrics, /dwell_outbox_oldest_pending_age_seconds [\d.]+/);
 });
 
+test('an empty advertising_id is no device: device_id is null, user_id as sent', async () => {
+  const app = await createApp(dwell.url, { method: 'postback', url: receiver.url('/no-ad') });
+  const r = await signed(dwell.url, app, '/v1/detect', { ...visitRequest(), request_id: 'req-no-ad', advertising_id: '' });
+  assert.equal(r.status, 202, JSON.stringify(r.body));
+  const [a] = await until('a trigger', () => receiver.on('/no-ad').length >= 1 && receiver.on('/no-ad'));
+  assert.deepEqual(a.trigger.data.user_info, { user_id: 'user-1', device_id: null, app_key: app.app_key, custom_data: { plan: 'gold' } });
+});
+
 test('a receiver that fails three times gets the same trigger on the fourth attempt', async () => {
   const app = await createApp(dwell.url, { method: 'postback', url: receiver.url('/fail3') });
   await post(dwell, app, 'req-fail3');

@@ -15,15 +15,15 @@ test('records and pooled networks written with msgpackr records still read, and 
   const pooled: PooledAp = { n: 2, v: { 'venue-1': [-0.5, 2], 'venue-2': [-3, 1] } };
   // What a store of the previous version held: lmdb-js's default encoder (records on).
   const old = open({ path: path.join(dir, 'users'), compression: false });
-  await old.put(['u', 'user-1'], rec);
+  await old.put(['u', 'app-1', 'user-1'], rec);
   await old.put(['pv', 'app-1', 'aa:bb:cc:dd:ee:ff'], pooled);
   await old.close();
 
   const users = openUserStore(dir, { noSync: true });
-  assert.deepEqual(users.read('user-1'), rec);
+  assert.deepEqual(users.read('app-1', 'user-1'), rec);
   assert.deepEqual(users.pooledAps('app-1', ['aa:bb:cc:dd:ee:ff']), [pooled]);
-  users.update('user-1', (r) => ({ record: { ...r, r: [...r.r, 'v_c'] }, result: null }));
-  assert.deepEqual(users.read('user-1')?.r, ['v_a', 'v_b', 'v_c']);
+  users.update('app-1', 'user-1', (r) => ({ record: { ...r, r: [...r.r, 'v_c'] }, result: null }));
+  assert.deepEqual(users.read('app-1', 'user-1')?.r, ['v_a', 'v_b', 'v_c']);
   users.close();
   fs.rmSync(dir, { recursive: true, force: true });
 });

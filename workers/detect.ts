@@ -15,6 +15,7 @@ import { openStore } from '../src/venues/store.js';
 import { estimateAddress } from '../src/venues/address.js';
 import { detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
 import { openUserStore } from '../src/users/store.js';
+import { deviceIdOf, userOf } from '../src/users/identity.js';
 import { newVersions } from '../src/users/learned-cache.js';
 import { geofenceEvents } from '../src/geofences/worker.js';
 import type { Fix } from '../src/geofences/events.js';
@@ -54,13 +55,13 @@ function outcome(task: DetectTask): DetectOutcome {
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
     const fixes = () => fixesOf('events' in b ? b.events.flatMap((e) => e.data) : b.data);
-    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, b.advertising_id ?? b.user_id ?? null, fixes, task.now);
+    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, userOf(b), fixes, task.now);
     return {
       ok: true,
       kind: valid.kind,
       tally: tally(items),
       request_id: b.request_id ?? null,
-      user_info: { user_id: b.user_id ?? null, device_id: b.advertising_id ?? null, custom_data: (b.custom_data as Record<string, unknown>) ?? null },
+      user_info: { user_id: b.user_id ?? null, device_id: deviceIdOf(b), custom_data: (b.custom_data as Record<string, unknown>) ?? null },
       items,
       geofence_events,
     };

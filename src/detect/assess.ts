@@ -8,6 +8,7 @@ import type { WifiHeard } from './evidence/wifi.js';
 import { hourOfWeek } from './time.js';
 import { fuse, teachWeight, wifiCentre } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
+import { learnTypePriors, type TypeSample } from './evidence/type-priors.js';
 import { learnFootprints, learnedRadius, type FootprintSample } from './evidence/footprint.js';
 import { kindOf } from './kinds.js';
 import { withLeg, type LegEnd } from './leg.js';
@@ -92,6 +93,9 @@ export function learnFromStay(a: Assessment, confirmed: boolean, users: UserStor
   kinds.length = 0; probs.length = 0;
   for (let i = 0; i < a.ranked.length && i < 5; i++) { kinds.push(kindOf(a.ranked[i].venue)); probs.push(a.ranked[i].probability); }
   learnPriors(app, users, kinds, probs, a.hourOfWeek, a.dwellS, a.indoor);
+  const types: TypeSample[] = [];
+  for (let i = 0; i < a.ranked.length && i < 5; i++) types.push({ typeId: a.ranked[i].venue.type_id, kind: kinds[i], probability: probs[i] });
+  learnTypePriors(app, users, types, a.hourOfWeek, a.dwellS, a.indoor);
 }
 
 /**

@@ -14,6 +14,7 @@ import { pooledBest, pooledLog, ssidEvidence, ssidLog, type PooledAp, type WifiH
 import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 import { learnedRadius, type SparseSync } from './evidence/footprint.js';
 import { countedBonus } from './evidence/counted-prior.js';
+import { typeRefinement } from './evidence/type-priors.js';
 
 /** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
 export const WEIGHTS = {
@@ -114,6 +115,7 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     const radius = q.priors ? learnedRadius(q.priors.app, q.priors.sync, v.type_id, footprint(v.radius)) : footprint(v.radius);
     let ofKind = kindScore[kind];
     if (ofKind !== ofKind) ofKind = kindScore[kind] = kindLog(q, lp, kind);
+    if (lp) ofKind += typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor);
     const own = W.gps * gpsLogLik(distance, q.sigma, radius) + ofKind;
     gpsScore[i] = own;
     let s = own;

@@ -10,9 +10,7 @@ import { parseStamp } from './time.js';
 import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
 import { buildVisit, transitVisit, unlocatedVisit, visitId, type StayFacts } from './visit.js';
 import { LEG, legEnd, type LegEnd } from './leg.js';
-
-export const userOf = (b: { advertising_id?: string; user_id?: string }): string | null =>
-  b.advertising_id || b.user_id || null;
+import { userOf } from '../users/identity.js';
 
 type Event = StructuredRequest['events'][number];
 
@@ -35,7 +33,7 @@ function legsOf(events: readonly Event[], e: number, startMs: number, endMs: num
 
 export function detectStructured(body: StructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
-  const rec0 = user ? ctx.users.read(user) : undefined;
+  const rec0 = user ? ctx.users.read(ctx.app.app_key, user) : undefined;
   const history = rec0?.v, labels = rec0?.t;
   const out: Array<{ item: SyncItem; stay?: StayFacts; a?: Assessment }> = [];
   const learn: ApObservation[] = [];
@@ -68,7 +66,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
   const times = new Map<string, VisitTimes>();
   const visits = out.filter((o) => o.stay && o.a!.ranked.length);
   if (user && visits.length) {
-    ctx.users.update(user, (rec) => {
+    ctx.users.update(ctx.app.app_key, user, (rec) => {
       for (const o of visits) {
         const s = o.stay!, r = o.a!.ranked;
         times.set(s.id, recordPlace(rec, r[0].venue.id, s.id, s.startMs));
@@ -79,7 +77,9 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
   } else if (learn.length) ctx.users.learn(ctx.app.app_key, learn);
   for (const o of out) {
     if (!o.stay) continue;
-    o.item.visit = buildVisit(o.stay, o.a!.ranked, times.get(o.stay.id) ?? null, ctx.estimateAddress);
+    // Without a user, a visit is its own first and last (contract §2).
+    const own = { first: o.stay.startMs, last: o.stay.startMs };
+    o.item.visit = buildVisit(o.stay, o.a!.ranked, times.get(o.stay.id) ?? own, ctx.estimateAddress);
   }
   return out.map((o) => o.item);
 }

@@ -15,7 +15,7 @@ import { clusterFixes } from './cluster.js';
 import { advance, initialState, MIN_STAY_MS, openStay, type StayReport } from './stream.js';
 import { assess, apsToLearn, learnFromStay } from './assess.js';
 import { buildVisit, visitId } from './visit.js';
-import { userOf } from './structured.js';
+import { userOf } from '../users/identity.js';
 
 export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
@@ -40,7 +40,8 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
       if (!a) continue;
       // An open stay is reported only once it lasted the dwell; an ended one may be shorter.
       const confirmed = endMs - r.startMs >= confirmMs;
-      let times = null;
+      // Without a user, a visit is its own first and last (contract §2).
+      let times = { first: r.startMs, last: r.startMs };
       if (user && a.ranked.length) {
         times = recordPlace(rec, a.ranked[0].venue.id, c.id, r.startMs);
         if (r.endMs !== null && confirmed) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs, a.ranked);
@@ -59,7 +60,7 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
     ctx.users.learn(ctx.app.app_key, learn);
     return items;
   }
-  return ctx.users.update(user, (rec) => {
+  return ctx.users.update(ctx.app.app_key, user, (rec) => {
     const learn: ApObservation[] = [];
     const items = run(rec, learn);
     return { record: rec, result: items, learn: { app: ctx.app.app_key, aps: learn } };

@@ -10,7 +10,17 @@ export const LIMITS = Object.freeze({
   signals: 5000,
   wifiScan: 200,
   customDataBytes: 4096,
+  /**
+   * Characters of an id (contract §2), counted as Unicode code points, what a person counts:
+   * '𝄞' is one, though two UTF-16 units. At most 4 bytes each in UTF-8, so 1,024 bytes, which
+   * keeps every key built from an id under LMDB's 1,978 bytes (users/keys.ts). Checked in
+   * validate-detect.ts: JSON Schema's maxLength counts UTF-16 units in TypeBox.
+   */
+  idChars: 256,
 });
+
+/** `user_id`, `request_id`, `event_id`: 1 to LIMITS.idChars code points. */
+const Id = Type.String({ minLength: 1, description: '1 to 256 characters (code points)' });
 
 /** ISO-8601 date-time with seconds optional, fraction optional and a zone (`Z` or ±hh:mm). */
 export const ISO_TIMESTAMP = '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:?\\d{2})$';
@@ -46,7 +56,7 @@ export const Signal = Type.Object({
 });
 
 export const Event = Type.Object({
-  event_id: Type.String({ minLength: 1 }),
+  event_id: Id,
   type: Type.Union([Type.Literal('visit'), Type.Literal('transit')]),
   start_time: Timestamp,
   end_time: Timestamp,
@@ -54,9 +64,10 @@ export const Event = Type.Object({
 });
 
 const common = {
-  request_id: Type.Optional(Type.String()),
-  advertising_id: Type.Optional(Type.String()),
-  user_id: Type.Optional(Type.String()),
+  request_id: Type.Optional(Id),
+  /** Empty counts as absent (users/identity.ts). */
+  advertising_id: Type.Optional(Type.String({ description: 'at most 256 characters (code points); empty counts as absent' })),
+  user_id: Type.Optional(Id),
   sdk_version: Type.Optional(Type.String()),
   hosting_app: Type.Optional(Type.String()),
   os: Type.Optional(Type.Union([Type.Literal('Android'), Type.Literal('iOS')])),

@@ -39,6 +39,7 @@ export function validateDetect(body: unknown, now = Date.now()): ValidRequest {
     let total = 0;
     req.events.forEach((ev, i) => {
       const at = `/events/${i}`;
+      checkId(ev.event_id, `${at}/event_id`);
       if (seen.has(ev.event_id)) throw invalid(`${at}/event_id`, `event_id "${ev.event_id}" appears twice in the request`);
       seen.add(ev.event_id);
       const start = parseTime(ev.start_time, `${at}/start_time`);
@@ -60,6 +61,7 @@ export function validateDetect(body: unknown, now = Date.now()): ValidRequest {
 }
 
 function checkCommon(req: DetectRequest, now: number): void {
+  for (const f of ['request_id', 'advertising_id', 'user_id'] as const) checkId(req[f], `/${f}`);
   if (req.yob !== undefined && req.yob > new Date(now).getUTCFullYear()) {
     throw invalid('/yob', `yob ${req.yob} is in the future`);
   }
@@ -75,6 +77,29 @@ function checkCommon(req: DetectRequest, now: number): void {
       throw invalid('/custom_data', `custom_data is at most ${LIMITS.customDataBytes} bytes as JSON, got ${bytes}`);
     }
   }
+}
+
+/** At most LIMITS.idChars code points (the schema has already checked it is a string). */
+function checkId(value: string | undefined, path: string): void {
+  if (value === undefined || value.length <= LIMITS.idChars) return; // code points ≤ UTF-16 units
+  const n = codePoints(value);
+  if (n > LIMITS.idChars) {
+    const name = path.slice(path.lastIndexOf('/') + 1);
+    throw invalid(path, `${name} is at most ${LIMITS.idChars} characters (Unicode code points), got ${n}`);
+  }
+}
+
+/** Unicode code points in `s`; a lone surrogate counts as one. */
+function codePoints(s: string): number {
+  let n = 0;
+  for (let i = 0; i < s.length; i++, n++) {
+    const c = s.charCodeAt(i);
+    if (c >= 0xd800 && c <= 0xdbff && i + 1 < s.length) {
+      const d = s.charCodeAt(i + 1);
+      if (d >= 0xdc00 && d <= 0xdfff) i++;
+    }
+  }
+  return n;
 }
 
 function checkSignal(s: Signal, at: string): number {
@@ -101,6 +126,7 @@ function explain(path: string, message: string): string {
     return 'expected an ISO-8601 timestamp with a zone offset, like 2024-05-06T07:28:00+01:00';
   }
   if (path.endsWith('bssid') && message.includes('match')) return 'expected six hex pairs separated by colons';
+  if (/_id$/.test(path) && message.includes('length greater')) return `expected 1 to ${LIMITS.idChars} characters`;
   return message;
 }
 

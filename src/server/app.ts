@@ -23,6 +23,7 @@ import { checkMediaType } from '../http/json-body.js';
 import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
 import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
+import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -34,6 +35,8 @@ export interface Server {
 
 export async function startServer(config: Config): Promise<Server> {
   const metrics = new Metrics();
+  // Before any worker opens the users store: see drop-unscoped.ts.
+  await dropUnscopedUsers(config.dataDir);
   const apps = new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
   const outbox = new Outbox(config.dataDir);
   const delivery = startDelivery({

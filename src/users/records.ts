@@ -34,9 +34,11 @@ export const emptyRecord = (): UserRecord => ({ h: {}, r: [] });
 export interface VisitTimes { first: number; last: number }
 
 /**
- * Records a visit to `placeId` starting at `start` and returns its first/last visit times:
- * the first visit's start, and the start of the latest visit before this one (this visit's own
- * start on a first visit). Reporting the same visit id again answers the same way.
+ * Records a visit to `placeId` starting at `start` and returns its first/last visit times
+ * (contract §2): the first visit's start, and the start of the latest visit before this one in
+ * time (this visit's own start when none came before it). Uploads arrive out of order: an older
+ * visit may become the first, or the one before the latest, but never the latest, so it never
+ * moves a later visit's last_visit_time back. Reporting the same visit id again answers the same.
  */
 export function recordPlace(rec: UserRecord, placeId: string, visitId: string, start: number): VisitTimes {
   const e = rec.h[placeId];
@@ -46,12 +48,27 @@ export function recordPlace(rec: UserRecord, placeId: string, visitId: string, s
     return { first: start, last: start };
   }
   if (e.i === visitId) {
+    // The latest visit again (a stream reports a stay once confirmed and again when it ends).
     e.l = start;
-    return { first: e.f, last: e.p >= 0 ? e.p : start };
+    return { first: Math.min(e.f, start), last: e.p >= 0 && e.p < start ? e.p : start };
   }
-  const times = { first: Math.min(e.f, start), last: e.l };
-  e.p = e.l; e.l = start; e.i = visitId; e.f = times.first;
+  const times = { first: Math.min(e.f, start), last: latestBefore(e, start) };
+  if (start > e.l) {
+    e.p = e.l; e.l = start; e.i = visitId;
+  } else if (start < e.l && start > e.p) {
+    e.p = start;
+  }
+  e.f = times.first;
   return times;
+}
+
+/** The latest known visit start before `start`, or `start` itself when none is known. */
+function latestBefore(e: HistoryEntry, start: number): number {
+  if (e.l < start) return e.l;
+  let best = -1;
+  if (e.p >= 0 && e.p < start) best = e.p;
+  if (e.f < start && e.f > best) best = e.f;
+  return best >= 0 ? best : start;
 }
 
 /** Adds a visit's ranking probabilities to the soft counts, once per visit id. */

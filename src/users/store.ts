@@ -1,5 +1,6 @@
 /**
- * Per-user state in LMDB: history and open stays (key ['u', user]) and, per app, access points'
+ * Per-user state in LMDB: history and open stays (key ['u', app, user]: everything stored about
+ * a user belongs to one app, contract §7) and, per app, access points'
  * learned places (['apx', app, bssid]), pooled stays of joined networks (['pv', app, bssid]) and
  * kind priors (['kp', app]) and sparse learned tables such as footprints (['ks', name, app]). Worker threads of one process, and processes, share the env;
  * every read-modify-write runs inside one write transaction so concurrent requests of the same
@@ -9,6 +10,7 @@ import path from 'node:path';
 import fs from 'node:fs';
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { emptyRecord, type UserRecord } from './records.js';
+import { userKey } from './keys.js';
 import { LearnedCache, newVersions, type Versions } from './learned-cache.js';
 import type { PooledAp } from '../detect/evidence/wifi.js';
 import type { ApPlace } from '../detect/evidence/position.js';
@@ -24,10 +26,10 @@ export interface ApObservation {
 export interface UserUpdate<T> { record: UserRecord; result: T; learn?: { app: string; aps: ApObservation[] } }
 
 export interface UserStore {
-  /** A snapshot of the user's record, for reading only. */
-  read(user: string): UserRecord | undefined;
-  /** Atomic read-modify-write of one user's record (and of any access points it learns). */
-  update<T>(user: string, fn: (record: UserRecord) => UserUpdate<T>): T;
+  /** A snapshot of the app's user's record, for reading only. */
+  read(app: string, user: string): UserRecord | undefined;
+  /** Atomic read-modify-write of one user's record in one app (and of any access points it learns). */
+  update<T>(app: string, user: string, fn: (record: UserRecord) => UserUpdate<T>): T;
   /** Learned places of access points for this app, in the order asked. */
   apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
   /** Adds a thread's new kind × hour and dwell counts to the app's stored ones; answers the sum. */
@@ -143,14 +145,15 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   };
 
   return {
-    read: (user) => db.get(['u', user]) as UserRecord | undefined,
-    update<T>(user: string, fn: (record: UserRecord) => UserUpdate<T>): T {
+    read: (app, user) => db.get(userKey(app, user)) as UserRecord | undefined,
+    update<T>(app: string, user: string, fn: (record: UserRecord) => UserUpdate<T>): T {
+      const key = userKey(app, user);
       return teaching(() => {
-        const stored = db.get(['u', user]) as UserRecord | undefined;
+        const stored = db.get(key) as UserRecord | undefined;
         // Decoded afresh on every get (no value cache), so it is ours to change.
         const rec: UserRecord = stored ?? emptyRecord();
         const out = fn(rec);
-        db.putSync(['u', user], out.record);
+        db.putSync(key, out.record);
         if (out.learn && out.learn.aps.length) learn(out.learn.app, out.learn.aps);
         return out.result;
       });
