@@ -5,7 +5,7 @@ import type { Fixes } from './fixes.js';
 import { robustCentre, type Centre } from './center.js';
 import { footprint, rank, WEIGHTS, type GpsMemo, type RankedVenue } from './rank.js';
 import type { WifiHeard } from './evidence/wifi.js';
-import { hourOfWeek } from './time.js';
+import { hourOfWeek } from '../time/stamp.js';
 import { fuse, teachWeight, wifiCentre } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
 import { learnTypePriors, type TypeSample } from './evidence/type-priors.js';

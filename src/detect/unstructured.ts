@@ -9,7 +9,7 @@ import type { UnstructuredRequest } from '../schemas/detect-request.js';
 import type { SyncItem } from '../schemas/visit.js';
 import type { ApObservation } from '../users/store.js';
 import { addStay, emptyRecord, recordPlace, type UserRecord } from '../users/records.js';
-import type { DetectContext } from './index.js';
+import type { DetectContext } from './context.js';
 import { fixesOf } from './fixes.js';
 import { clusterFixes } from './cluster.js';
 import { advance, initialState, MIN_STAY_MS, openStay, type StayReport } from './stream.js';

@@ -2,7 +2,7 @@
  * A user's record, pure data: visit history per venue and the open stay of their signal stream.
  * Updates are plain functions so the store can run them inside one LMDB write transaction.
  */
-import type { StreamState } from '../detect/stream.js';
+import type { StreamState } from './stored.js';
 
 export interface HistoryEntry {
   /** Start of the first visit, ms. */ f: number;

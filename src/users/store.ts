@@ -12,8 +12,7 @@ import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPat
 import { emptyRecord, type UserRecord } from './records.js';
 import { userKey } from './keys.js';
 import { LearnedCache, newVersions, type Versions } from './learned-cache.js';
-import type { PooledAp } from '../detect/evidence/wifi.js';
-import type { ApPlace } from '../detect/evidence/position.js';
+import type { ApPlace, PooledAp } from './stored.js';
 
 export interface ApObservation {
   bssid: string;
