@@ -1,5 +1,6 @@
 /** One stay, from its fixes and Wi-Fi, to ranked venues; shared by structured and streamed input. */
-import type { ApObservation, UserStore } from '../users/store.js';
+import type { ApObservation } from '../learned/tables.js';
+import type { UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
 import type { Fixes } from './fixes.js';
 import { robustCentre, type Centre } from './center.js';

@@ -1,7 +1,7 @@
 /** Structured requests: each event is a stay (or a transit) whose bounds the caller already knows. */
 import type { StructuredRequest } from '../schemas/detect-request.js';
 import type { SyncItem } from '../schemas/visit.js';
-import type { ApObservation } from '../users/store.js';
+import type { ApObservation } from '../learned/tables.js';
 import { addStay, recordPlace, stayCentresOf, stayLabelsOf, type VisitTimes } from '../users/records.js';
 import type { DetectContext } from './context.js';
 import { fixesOf } from './fixes.js';

@@ -7,7 +7,7 @@
  */
 import type { UnstructuredRequest } from '../schemas/detect-request.js';
 import type { SyncItem } from '../schemas/visit.js';
-import type { ApObservation } from '../users/store.js';
+import type { ApObservation } from '../learned/tables.js';
 import { addStay, emptyRecord, recordPlace, setStream, stayCentresOf, stayLabelsOf, streamOf, type UserRecord } from '../users/records.js';
 import type { DetectContext } from './context.js';
 import { fixesOf } from './fixes.js';

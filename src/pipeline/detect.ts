@@ -15,7 +15,7 @@ import { estimateAddress } from '../venues/address.js';
 import { detectStructured, detectUnstructured, type DetectContext } from '../detect/index.js';
 import { openUserStore } from '../users/store.js';
 import { deviceIdOf, userOf } from '../users/identity.js';
-import type { Versions } from '../users/learned-cache.js';
+import type { Versions } from '../learned/cache.js';
 import { geofenceEvents } from '../geofences/worker.js';
 import type { Fix } from '../geofences/events.js';
 import type { Signal } from '../schemas/detect-request.js';
@@ -27,7 +27,7 @@ const utf8 = new TextEncoder();
 
 /**
  * The task function of one thread. `versions` keeps the thread's cache of learned values exact
- * (users/learned-cache.ts): shared by the workers of one process.
+ * (learned/cache.ts): shared by the workers of one process.
  */
 export function detectTask(versions: Versions): (task: DetectTask) => DetectResult {
   const userStores = new Map<string, ReturnType<typeof openUserStore>>();

@@ -1,7 +1,6 @@
 /**
- * The shapes of what the users environment stores beyond the history: the open stay of a
- * user's signal stream, and the per-app tables learned about access points. Detection fills
- * them in (detect/stream.ts, cluster.ts, evidence/wifi.ts, evidence/position.ts); they are
+ * The shape of the open stay of a user's signal stream, stored in the user's record between
+ * requests. Detection fills it in (detect/stream.ts, cluster.ts); it is
  * defined here, with the store, so that the store never imports detection. Short keys keep
  * every stored record small; renaming one would orphan what is on disk.
  */
@@ -29,12 +28,3 @@ export interface StreamState {
   /** A fix away from the open stay, held until the next fix says jump or departure. */
   p?: { t: number; lat: number; lon: number; acc: number; o: number };
 }
-
-/** A joined network's pooled GPS evidence (detect/evidence/wifi.ts). */
-export interface PooledAp {
-  /** Stays pooled. */ n: number;
-  /** venue id → [sum of relative log likelihoods, stays that listed it]. */ v: Record<string, [number, number]>;
-}
-
-/** A located access point: [Σw, Σw·lat, Σw·lon, stays] (detect/evidence/position.ts). */
-export type ApPlace = [number, number, number, number];

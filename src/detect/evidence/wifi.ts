@@ -6,7 +6,8 @@
  */
 import type { Signal } from '../../schemas/detect-request.js';
 import type { Venue } from '../venue.js';
-import type { PooledAp, WifiHeard } from '../../users/stored.js';
+import type { WifiHeard } from '../../users/stored.js';
+import type { PooledAp } from '../../learned/shapes.js';
 
 export type { WifiHeard } from '../../users/stored.js';
 
@@ -134,7 +135,7 @@ export function ssidLog(evidence: SsidEvidence, v: Venue): number {
  * venue missing from a stay's list gets POOL_FLOOR for it. Summed over n stays, the evidence
  * pins the venue down as n independent visits would (the centre's error shrinks like 1/sqrt n).
  */
-export type { PooledAp } from '../../users/stored.js';
+export type { PooledAp } from '../../learned/shapes.js';
 export const POOL_FLOOR = -4;
 const POOL_CAP = -10;
 
