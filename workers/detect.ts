@@ -1,7 +1,7 @@
 /** The Piscina detection worker's entry point (server/pool.ts); the work is src/pipeline/detect.ts. */
 import { workerData } from 'node:worker_threads';
 import { detectTask } from '../src/pipeline/detect.js';
-import { newVersions } from '../src/users/learned-cache.js';
+import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
 
 // Load the offline place database while the pool starts, not inside the first request.
