@@ -85,7 +85,7 @@ export async function startServer(config: Config): Promise<Server> {
 
   const app = uWS.App().any('/*', (res, req) => {
     let route = 'unmatched';
-    let match;
+    let match: ReturnType<typeof router.match> | undefined;
     try {
       match = router.match(req.getCaseSensitiveMethod().toUpperCase(), req.getUrl());
       route = match.route;

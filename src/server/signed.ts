@@ -8,7 +8,6 @@
  * (a replayed copy spends nothing) and before the signature is recorded (a request refused 429
  * may be sent again as it is).
  */
-import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { AppRecord } from '../schemas/app.js';
 import { checkHeaders, checkSignature, stringToSign } from './auth.js';
