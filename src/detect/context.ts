@@ -1,0 +1,15 @@
+/** What a detection is handed: the two stores, the address estimate, the app's settings and the time. */
+import type { AddressParts } from '../schemas/visit.js';
+import type { UserStore } from '../users/store.js';
+import type { VenueStore } from './venue.js';
+
+export interface DetectContext {
+  venues: VenueStore;
+  users: UserStore;
+  /** City, state and country of a point, as far as known (venues/address.ts). */
+  estimateAddress: (lat: number, lon: number) => AddressParts;
+  /** confirm_dwell_s: how long a stay must last to be a confirmed visit (default 300). */
+  app: { app_key: string; confirm_dwell_s: number };
+  /** Server time of receipt, ms since the epoch. */
+  now: number;
+}
