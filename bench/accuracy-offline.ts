@@ -19,7 +19,7 @@ import { execFileSync } from 'node:child_process';
 import { performance } from 'node:perf_hooks';
 import { detectStructured, detectUnstructured, type DetectContext } from '../src/detect/index.js';
 import { openUserStore } from '../src/users/store.js';
-import { MemoryVenueStore } from '../src/detect/memory-venues.js';
+import { MemoryVenueStore } from '../test/helpers/memory-venues.js';
 import { runImport } from '../src/venues/import/build.js';
 import { loadStore, openStore } from '../src/venues/store.js';
 import type { VenueStore } from '../src/detect/venue.js';

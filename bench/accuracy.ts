@@ -56,7 +56,7 @@ async function startServer(store: string, dataDir: string): Promise<{ url: strin
     const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 60_000);
     proc.stderr!.on('data', (chunk: Buffer) => {
       buf += chunk.toString();
-      let nl;
+      let nl: number;
       while ((nl = buf.indexOf('\n')) >= 0) {
         const line = buf.slice(0, nl);
         buf = buf.slice(nl + 1);

@@ -10,7 +10,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
-import { FenceIndex } from '../src/geofences/index.js';
+import { FenceIndex } from '../src/geofences/fence-index.js';
 import { circle, preparePolygon, type Shape } from '../src/geofences/geometry.js';
 import { M_PER_DEG } from '../src/geo/distance.js';
 import { bodySha256, signature } from '../src/signing.js';

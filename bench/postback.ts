@@ -39,7 +39,7 @@ import { AppRegistry } from '../src/apps/registry.js';
 import { Outbox } from '../src/delivery/outbox.js';
 import { startDelivery } from '../src/delivery/service.js';
 import { newTriggerId } from '../src/delivery/trigger-id.js';
-import { Metrics } from '../src/server/metrics.js';
+import { Metrics } from '../src/http/metrics.js';
 import type { Trigger } from '../src/schemas/visit.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));

@@ -28,7 +28,7 @@ function harness(opts: object): { proc: ChildProcess; seen: any[] } {
   let buf = '';
   proc.stdout!.on('data', (c: Buffer) => {
     buf += c.toString();
-    for (let nl; (nl = buf.indexOf('\n')) >= 0; buf = buf.slice(nl + 1)) seen.push(JSON.parse(buf.slice(0, nl)));
+    for (let nl: number; (nl = buf.indexOf('\n')) >= 0; buf = buf.slice(nl + 1)) seen.push(JSON.parse(buf.slice(0, nl)));
   });
   return { proc, seen };
 }

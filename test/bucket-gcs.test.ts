@@ -53,7 +53,8 @@ test('the official client uploads gzip JSON lines under the contract\'s name', a
     assert.deepEqual(r.lines(), queued);
     assert.deepEqual(gcs.unexpected, [], 'the client needed only the multipart upload');
     assert.deepEqual(gcs.authHeaders, [], 'no credentials sent to a custom endpoint without a key');
-    await until('acked', () => r.outbox.pendingCount() === 0);
+    // The exporter acks, then reports: wait for the report, not just the ack.
+    await until('acked and reported', () => r.outbox.pendingCount() === 0 && r.events.length > 0);
     assert.deepEqual(r.events.map((e) => [e.outcome, e.provider, e.triggers]), [['ok', 'gcs', 12]]);
   } finally {
     await r.done();

@@ -14,7 +14,7 @@ import path from 'node:path';
 import { AppRegistry } from '../src/apps/registry.js';
 import { Outbox } from '../src/delivery/outbox.js';
 import { startDelivery } from '../src/delivery/service.js';
-import { Metrics } from '../src/server/metrics.js';
+import { Metrics } from '../src/http/metrics.js';
 import { readiness } from '../src/server/readiness.js';
 import { loadStore } from '../src/venues/store.js';
 import { ROOT, tempDir } from './helpers/server.js';

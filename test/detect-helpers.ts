@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_PARAMS, type DetectContext } from '../src/detect/index.js';
-import { MemoryVenueStore } from '../src/detect/memory-venues.js';
+import { MemoryVenueStore } from './helpers/memory-venues.js';
 import { openUserStore } from '../src/users/store.js';
 
 export const fixture = (rel: string): string => fileURLToPath(new URL(`../../test/fixtures/detect/${rel}`, import.meta.url));

@@ -8,7 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { detectStructured } from '../src/detect/index.js';
-import { MemoryVenueStore, venueFromRow } from '../src/detect/memory-venues.js';
+import { MemoryVenueStore, venueFromRow } from './helpers/memory-venues.js';
 import { DEFAULT_PARAMS, withParams } from '../src/detect/params.js';
 import { indoorShare } from '../src/detect/evidence/indoor.js';
 import type { Signal, StructuredRequest } from '../src/schemas/detect-request.js';

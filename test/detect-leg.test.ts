@@ -7,7 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { detectStructured } from '../src/detect/index.js';
-import { MemoryVenueStore, venueFromRow } from '../src/detect/memory-venues.js';
+import { MemoryVenueStore, venueFromRow } from './helpers/memory-venues.js';
 import { fixesOf } from '../src/detect/fixes.js';
 import { legEnd } from '../src/detect/leg.js';
 import { DEFAULT_PARAMS, withParams } from '../src/detect/params.js';

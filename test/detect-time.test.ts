@@ -1,10 +1,10 @@
 /**
- * Timestamps are read by hand for speed (src/detect/time.ts); what they mean must stay what
+ * Timestamps are read by hand for speed (src/time/stamp.ts); what they mean must stay what
  * Date.parse says, for every shape the request schema lets through, in range or not.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { parseStamp, stampMs } from '../src/detect/time.js';
+import { parseStamp, stampMs } from '../src/time/stamp.js';
 import { ISO_TIMESTAMP } from '../src/schemas/detect-request.js';
 
 /** mulberry32: the same strings on every run. */

@@ -2,7 +2,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluate, NO_PRESENCE, type Fix } from '../src/geofences/events.js';
-import { FenceIndex } from '../src/geofences/index.js';
+import { FenceIndex } from '../src/geofences/fence-index.js';
 import { circle } from '../src/geofences/geometry.js';
 import { M_PER_DEG } from '../src/geo/distance.js';
 import { GeofenceStore } from '../src/geofences/store.js';

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { circle, preparePolygon, shapeOf, type Vertex } from '../src/geofences/geometry.js';
 import { M_PER_DEG, haversineM } from '../src/geo/distance.js';
 import { classify, distanceM, INSIDE, OUTSIDE, STRADDLE, polygonSignedDistance, lonNear, circleSignedDistance } from '../src/geofences/match.js';
-import { FenceIndex } from '../src/geofences/index.js';
+import { FenceIndex } from '../src/geofences/fence-index.js';
 import { DwellError } from '../src/errors.js';
 
 const ring = (pts: Array<[number, number]>): Vertex[] => pts.map(([long, lat]) => ({ lat, long }));

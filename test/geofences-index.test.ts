@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { circle, preparePolygon, type Shape } from '../src/geofences/geometry.js';
 import { M_PER_DEG } from '../src/geo/distance.js';
 import { classify, distanceM, lonNear, OUTSIDE, polygonSignedDistance, circleSignedDistance } from '../src/geofences/match.js';
-import { cosMean, FenceIndex } from '../src/geofences/index.js';
+import { cosMean, FenceIndex } from '../src/geofences/fence-index.js';
 
 let seed = 11;
 const rnd = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);

@@ -31,7 +31,7 @@ test('perf-doc: a benchmark replaces its own section, dated and with the commit,
   const text = readFileSync(file, 'utf8');
   assert.match(text, /<!-- bench:http:begin -->\n\| new \| table \|\n\|---\|---\|\n\| 1 \| 2 \|\n\nMeasured 2027-01-05 at commit f00ba47 \(`node dist\/bench\/http.js --quick`\), load average \d+\.\d\.\n<!-- bench:http:end -->/);
   assert.doesNotMatch(text, /old \| table|abc1234/);
-  assert.equal(text.replace(/<!-- bench:http:begin -->[^]*<!-- bench:http:end -->/, ''), DOC.replace(/<!-- bench:http:begin -->[^]*<!-- bench:http:end -->/, ''));
+  assert.equal(text.replace(/<!-- bench:http:begin -->[\s\S]*<!-- bench:http:end -->/, ''), DOC.replace(/<!-- bench:http:begin -->[\s\S]*<!-- bench:http:end -->/, ''));
 });
 
 test('perf-doc: a benchmark with no section yet gets one at the end, under its name', (t) => {
@@ -64,7 +64,7 @@ Measured 2026-11-24 at commit b6e3ecc (\`npm run bench:accuracy\`), load average
 `;
 
 const COLUMNS = ['Set', 'top1', 'top3', 'measured'];
-const section = (text: string) => /<!-- bench:accuracy:begin -->\n([^]*)\n<!-- bench:accuracy:end -->/.exec(text)![1];
+const section = (text: string) => /<!-- bench:accuracy:begin -->\n([\s\S]*)\n<!-- bench:accuracy:end -->/.exec(text)![1];
 
 function docWith(t: import('node:test').TestContext, text: string): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'dwell-perf-doc-'));

@@ -1,7 +1,7 @@
 /** The retry schedule of contract §3 with an injected clock and random source: no sleeping. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_BACKOFF, nextRetry } from '../src/delivery/backoff.js';
+import { DEFAULT_BACKOFF, nextRetry } from '../src/delivery/postback/backoff.js';
 import { ceilingMs } from '../src/delivery/retry-delay.js';
 
 const H = 3600_000;

@@ -8,7 +8,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Outbox } from '../src/delivery/outbox.js';
-import { PostbackDispatcher, type DispatcherOptions } from '../src/delivery/dispatcher.js';
+import { PostbackDispatcher, type DispatcherOptions } from '../src/delivery/postback/dispatcher.js';
 import type { SendResult } from '../src/delivery/postback/sender.js';
 import type { AppRecord } from '../src/schemas/app.js';
 import type { Trigger } from '../src/schemas/visit.js';

@@ -1,7 +1,7 @@
 /** The postback address classifier (contract §6): pure, so a table of addresses and verdicts. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { addressRange, hostRefusal, isPublicAddress } from '../src/delivery/postback/guard.js';
+import { addressRange, hostRefusal, isPublicAddress } from '../src/net/address-guard.js';
 
 test('the classifier: ipaddr.js ranges, IPv6 forms judged by the IPv4 address they carry', () => {
   const table: Array<[string, string]> = [

@@ -10,7 +10,7 @@ import http from 'node:http';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildConnector } from 'undici';
-import { guardConnect } from '../src/delivery/postback/guard.js';
+import { guardConnect } from '../src/net/address-guard.js';
 import { PostbackSender } from '../src/delivery/postback/sender.js';
 import { ADMIN_TOKEN, startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';

@@ -1,5 +1,5 @@
 /**
- * Learned access-point places are cached per thread (src/users/learned-cache.ts) and must still
+ * Learned access-point places are cached per thread (src/learned/cache.ts) and must still
  * show what another worker thread taught, from that thread's next task on.
  */
 import { test } from 'node:test';
@@ -8,7 +8,7 @@ import fs from 'node:fs';
 import { once } from 'node:events';
 import { Worker } from 'node:worker_threads';
 import { openUserStore } from '../src/users/store.js';
-import { newVersions } from '../src/users/learned-cache.js';
+import { newVersions } from '../src/learned/cache.js';
 import { tempDir } from './detect-helpers.js';
 
 const APP = 'ak_cache', AP = '02:00:00:00:00:01', UNKNOWN = '02:00:00:00:00:02';

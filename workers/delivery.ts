@@ -11,7 +11,8 @@ import { Outbox } from '../src/delivery/outbox.js';
 import { postbackSender } from '../src/delivery/postback/index.js';
 import { bucketExporter } from '../src/delivery/bucket/index.js';
 import { WorkerMetrics } from '../src/delivery/worker-metrics.js';
-import type { DeliverySender, FromWorker, ToWorker, WorkerContext, WorkerInit } from '../src/delivery/service.js';
+import type { DeliverySender, WorkerContext, WorkerInit } from '../src/delivery/service.js';
+import type { FromWorker, ToWorker } from '../src/delivery/thread-messages.js';
 import { log, setLogLevel } from '../src/log.js';
 
 const SENDERS: Array<(ctx: WorkerContext) => DeliverySender> = [

@@ -95,7 +95,7 @@ export function spawnService(opts: SpawnOptions): Promise<Service> {
     let buffered = '';
     return (chunk: Buffer) => {
       buffered += chunk.toString();
-      let nl;
+      let nl: number;
       while ((nl = buffered.indexOf('\n')) >= 0) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);

@@ -5,7 +5,7 @@
  */
 import { DwellError } from '../errors.js';
 import type { Delivery } from '../schemas/app.js';
-import { hostRefusal } from '../delivery/postback/guard.js';
+import { hostRefusal } from '../net/address-guard.js';
 
 export function checkDelivery(d: Delivery, allowPrivate: boolean): Delivery {
   if (d.method === 'postback') {

@@ -7,8 +7,9 @@
  */
 import { Worker } from 'node:worker_threads';
 import { log } from '../log.js';
-import type { Metrics } from '../server/metrics.js';
+import type { Metrics } from '../http/metrics.js';
 import type { Outbox } from './outbox.js';
+import type { FromWorker, ToWorker } from './thread-messages.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 
 /** Tunables of the delivery worker; every one has a default. */
@@ -38,13 +39,6 @@ export interface DeliveryOptions extends DeliverySettings {
 }
 
 export interface WorkerInit extends DeliverySettings { dataDir: string; allowPrivate: boolean }
-
-/** Messages between the threads. Metrics travel as batches so a busy worker posts a few a second. */
-export type ToWorker = { type: 'wake' } | { type: 'stop' };
-export type FromWorker =
-  | { type: 'metrics'; counters: Array<[name: string, help: string, labels: Record<string, string>, by: number]>; observations: Array<[name: string, help: string, labels: Record<string, string>, values: number[]]> }
-  | { type: 'started' }
-  | { type: 'stopped' };
 
 /** `running` from the worker's `started` until it exits; `restarting` while it waits to be spawned again. */
 export type DeliveryState = 'starting' | 'running' | 'restarting' | 'stopped';

@@ -1,6 +1,6 @@
 /** Turns one request's detections into trigger responses (interface 2.6, contract §3). */
 import type { Trigger } from '../schemas/visit.js';
-import type { DetectOutcome } from '../server/detect-task.js';
+import type { DetectOutcome } from '../schemas/detect-outcome.js';
 import { newTriggerId } from './trigger-id.js';
 
 /** One trigger per visit, then one per geofence event (with `geofence_event` in place of `visit`). */

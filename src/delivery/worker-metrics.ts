@@ -2,7 +2,7 @@
  * The delivery worker's side of the metrics bridge (see service.ts): counts and observations are
  * gathered in the worker thread and posted to the main thread in one message every `everyMs`.
  */
-import type { FromWorker } from './service.js';
+import type { FromWorker } from './thread-messages.js';
 
 export class WorkerMetrics {
   private counters = new Map<string, [string, string, Record<string, string>, number]>();

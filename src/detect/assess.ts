@@ -1,11 +1,12 @@
 /** One stay, from its fixes and Wi-Fi, to ranked venues; shared by structured and streamed input. */
-import type { ApObservation, UserStore } from '../users/store.js';
+import type { ApObservation } from '../learned/tables.js';
+import type { UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
 import type { Fixes } from './fixes.js';
 import { robustCentre, type Centre } from './center.js';
 import { footprint, rank, type GpsMemo, type RankedVenue } from './rank.js';
 import type { WifiHeard } from './evidence/wifi.js';
-import { hourOfWeek } from './time.js';
+import { hourOfWeek } from '../time/stamp.js';
 import { fuse, teachWeight, wifiCentre } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
 import { learnTypePriors, type TypeSample } from './evidence/type-priors.js';

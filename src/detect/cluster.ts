@@ -2,21 +2,13 @@
  * A stay in the making: the fixes and networks of one place, kept compact enough to live in
  * the user's LMDB record between requests.
  */
-import type { WifiHeard } from './evidence/wifi.js';
+import type { Cluster, WifiHeard } from '../users/stored.js';
 import { allocFixes, type Fixes } from './fixes.js';
 import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
 import { ACC_PER_SIGMA } from './center.js';
 
-export interface Cluster {
-  /** Visit id once reported, else ''. */ id: string;
-  /** Offset (minutes) of the device's clock zone. */ o: number;
-  /** Time of the last usable fix before this stay, -1 when none. */ pt: number;
-  /** First and last fix times, ms. */ f0: number; l: number;
-  /** Fixes taken, including those thinned out of the stored columns. */ n: number;
-  /** Running weighted sums for the centre used to test membership. */ sw: number; sla: number; slo: number;
-  /** Stored fixes (bounded): time, lat, lon, accuracy. */ ft: number[]; fla: number[]; flo: number[]; fa: number[];
-  /** Networks heard during the stay (bounded). */ w: WifiHeard[];
-}
+/** Its shape is stored in the user's record, so it is defined with the record (users/stored.ts). */
+export type { Cluster } from '../users/stored.js';
 
 const MAX_STORED = 48;
 const MAX_HEARD = 16;

@@ -3,7 +3,7 @@
  * runs one detection at a time, and hot paths then allocate nothing per fix.
  */
 import type { Signal } from '../schemas/detect-request.js';
-import { stampMs } from './time.js';
+import { stampMs } from '../time/stamp.js';
 
 export interface Fixes {
   n: number;

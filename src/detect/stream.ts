@@ -7,18 +7,14 @@
 import type { Signal } from '../schemas/detect-request.js';
 import type { Fixes } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
-import { parseStamp } from './time.js';
+import { parseStamp } from '../time/stamp.js';
 import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
 import type { SilenceParams } from './params.js';
 import { addFix, addHeard, distanceTo, endOf, newCluster, spacing, startOf, type Cluster } from './cluster.js';
+import type { StreamState } from '../users/stored.js';
 
-export interface StreamState {
-  /** Latest fix time consumed, ms: older signals (a replayed upload) are skipped. */ lt: number;
-  /** Latest usable fix time, ms, -1 when none. */ ut: number;
-  c?: Cluster;
-  /** A fix away from the open stay, held until the next fix says jump or departure. */
-  p?: { t: number; lat: number; lon: number; acc: number; o: number };
-}
+/** Stored in the user's record between requests, so defined with it (users/stored.ts). */
+export type { StreamState } from '../users/stored.js';
 
 export interface StayReport { cluster: Cluster; startMs: number; endMs: number | null }
 

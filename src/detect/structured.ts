@@ -1,12 +1,12 @@
 /** Structured requests: each event is a stay (or a transit) whose bounds the caller already knows. */
 import type { StructuredRequest } from '../schemas/detect-request.js';
 import type { SyncItem } from '../schemas/visit.js';
-import type { ApObservation } from '../users/store.js';
-import { addStay, recordPlace, type VisitTimes } from '../users/records.js';
-import type { DetectContext } from './index.js';
+import type { ApObservation } from '../learned/tables.js';
+import { addStay, recordPlace, stayCentresOf, stayLabelsOf, type VisitTimes } from '../users/records.js';
+import type { DetectContext } from './context.js';
 import { fixesOf } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
-import { parseStamp } from './time.js';
+import { parseStamp } from '../time/stamp.js';
 import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
 import { buildVisit, transitVisit, unlocatedVisit, visitId, type StayFacts } from './visit.js';
 import { legEnd, type LegEnd } from './leg.js';
@@ -35,7 +35,7 @@ function legsOf(events: readonly Event[], e: number, startMs: number, endMs: num
 export function detectStructured(body: StructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
   const rec0 = user ? ctx.users.read(ctx.app.app_key, user) : undefined;
-  const history = rec0?.v, labels = rec0?.t;
+  const history = stayCentresOf(rec0), labels = stayLabelsOf(rec0);
   const out: Array<{ item: SyncItem; stay?: StayFacts; a?: Assessment }> = [];
   const learn: ApObservation[] = [];
   for (let e = 0; e < body.events.length; e++) {

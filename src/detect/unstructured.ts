@@ -7,9 +7,9 @@
  */
 import type { UnstructuredRequest } from '../schemas/detect-request.js';
 import type { SyncItem } from '../schemas/visit.js';
-import type { ApObservation } from '../users/store.js';
-import { addStay, emptyRecord, recordPlace, type UserRecord } from '../users/records.js';
-import type { DetectContext } from './index.js';
+import type { ApObservation } from '../learned/tables.js';
+import { addStay, emptyRecord, recordPlace, setStream, stayCentresOf, stayLabelsOf, streamOf, type UserRecord } from '../users/records.js';
+import type { DetectContext } from './context.js';
 import { fixesOf } from './fixes.js';
 import { clusterFixes } from './cluster.js';
 import { advance, initialState, MIN_STAY_MS, openStay, type StayReport } from './stream.js';
@@ -20,8 +20,8 @@ import { userOf } from '../users/identity.js';
 export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
   const run = (rec: UserRecord, learn: ApObservation[]): SyncItem[] => {
-    const { state, ended } = advance(rec.s ?? initialState(), fixesOf(body.data), body.data, ctx.params.silence);
-    rec.s = state;
+    const { state, ended } = advance(streamOf(rec) ?? initialState(), fixesOf(body.data), body.data, ctx.params.silence);
+    setStream(rec, state);
     const confirmMs = ctx.app.confirm_dwell_s * 1000;
     // Every ended stay is a visit (unconfirmed when short); an app whose dwell is shorter than
     // MIN_STAY_MS has its own dwell as the bar.
@@ -35,7 +35,7 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
       const f = clusterFixes(c);
       const endMs = r.endMs ?? c.l;
       const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
-        fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? rec.v : undefined, labels: user ? rec.t : undefined,
+        fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? stayCentresOf(rec) : undefined, labels: user ? stayLabelsOf(rec) : undefined,
       }, ctx.params);
       if (!a) continue;
       // An open stay is reported only once it lasted the dwell; an ended one may be shorter.

@@ -4,7 +4,7 @@ import type { Address, AddressParts, Place, Visit, VenueInfo } from '../schemas/
 import type { RankedVenue } from './rank.js';
 import type { VisitTimes } from '../users/records.js';
 import { ACC_PER_SIGMA } from './center.js';
-import { formatLocal, formatUtc } from './time.js';
+import { formatLocal, formatUtc } from '../time/stamp.js';
 
 /** Deterministic visit id: a retried request answers with the same ids. */
 export function visitId(...parts: Array<string | number>): string {

@@ -12,8 +12,8 @@
  */
 import type { Signal } from '../schemas/detect-request.js';
 import type { GeofenceEvent } from '../schemas/visit.js';
-import { stampMs } from '../detect/time.js';
-import type { FenceIndex } from './index.js';
+import { stampMs } from '../time/stamp.js';
+import type { FenceIndex } from './fence-index.js';
 import { INSIDE, type Class } from './match.js';
 
 export interface Fix { timestamp: string; lat: number; long: number; accuracy?: number }

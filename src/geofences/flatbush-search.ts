@@ -1,6 +1,11 @@
 /** Flatbush searched from the grid tier's hot path (grid.ts). */
 import type Flatbush from 'flatbush';
-import type { Candidates } from './grid.js';
+
+/**
+ * Where a search writes candidate slots for the exact test (Flatbush's): `reserve(k)` makes room
+ * for k more at `n`.
+ */
+export interface Candidates { buf: Int32Array; n: number; reserve(k: number): Int32Array }
 
 /**
  * Flatbush's search over its packed arrays, without its per-call arrays and callback.

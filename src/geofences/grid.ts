@@ -25,7 +25,7 @@
  */
 import Flatbush from 'flatbush';
 import { CellTable, EMPTY, END, FIRST, ROW } from './cell-table.js';
-import { searchFlatbush } from './flatbush-search.js';
+import { searchFlatbush, type Candidates } from './flatbush-search.js';
 import { M_PER_DEG } from '../geo/distance.js';
 import { cosMean, EDGE_EPSILON_M, polygonSignedDistance } from './match.js';
 import { A, B, C, EXPIRES, STRIDE, type Slots } from './slots.js';
@@ -41,13 +41,7 @@ const MIN_CELL = 0.0005, MAX_CELL = 0.05;
 const SCALE = 253, Q = 0xff;
 const F32_ULP = 2 ** -23;
 
-/**
- * Where a search writes candidate slots for the exact test (Flatbush's): `reserve(k)` makes room
- * for k more at `n`.
- */
-export interface Candidates { buf: Int32Array; n: number; reserve(k: number): Int32Array }
-
-/** The query being evaluated, and where its hits go (index.ts). */
+/** The query being evaluated, and where its hits go (fence-index.ts). */
 export interface Probe extends Candidates {
   readonly qLat: number; readonly qLon: number; readonly qAcc: number; readonly qNow: number;
   /** cos and sin of qLat; metres a degree of longitude there. */

@@ -6,9 +6,9 @@
 import { DwellError } from '../errors.js';
 import type { AppRecord } from '../schemas/app.js';
 import type { GeofenceList, GeofenceRecord, StoredGeofence } from '../schemas/geofence.js';
-import type { RawBody } from '../server/body.js';
-import { readJson } from '../server/json-body.js';
-import type { Exchange, Reply } from '../server/reply.js';
+import type { RawBody } from '../http/body.js';
+import { readJson } from '../http/json-body.js';
+import type { Exchange, Reply } from '../http/reply.js';
 import { ID_PATTERN, type GeofenceStore } from './store.js';
 import { validateCreate, validateUpdate } from './validate.js';
 

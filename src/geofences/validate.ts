@@ -5,7 +5,7 @@
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import { DwellError, invalid } from '../errors.js';
+import { invalid } from '../errors.js';
 import {
   Circle, CreateGeofence, LIMITS, Polygon, Ttl, UpdateGeofence,
   type GeofenceInput, type GeofencePatch, type Location,

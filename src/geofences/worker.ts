@@ -13,7 +13,7 @@
  */
 import type { GeofenceEvent } from '../schemas/visit.js';
 import { shapeOf } from './geometry.js';
-import { FenceIndex } from './index.js';
+import { FenceIndex } from './fence-index.js';
 import { evaluate, NO_PRESENCE, type Fix } from './events.js';
 import { withPresence } from './presence.js';
 import { expiresMs, GeofenceStore } from './store.js';

@@ -4,7 +4,7 @@
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DwellError, invalid } from '../errors.js';
-import { stampMs } from '../detect/time.js';
+import { stampMs } from '../time/stamp.js';
 import {
   LIMITS, StructuredRequest, UnstructuredRequest,
   type DetectRequest, type Signal,

@@ -9,9 +9,9 @@ import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import { CreateApp, UpdateApp, publicApp } from '../schemas/app.js';
 import type { Outbox } from '../delivery/outbox.js';
-import { readBody } from './body.js';
-import { parseJson } from './json-body.js';
-import type { Exchange, Reply } from './reply.js';
+import { readBody } from '../http/body.js';
+import { parseJson } from '../http/json-body.js';
+import type { Exchange, Reply } from '../http/reply.js';
 
 export interface AdminDeps { apps: AppRegistry; outbox: Outbox; token: string }
 

@@ -11,15 +11,15 @@ import { Outbox } from '../delivery/outbox.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
 import { ReplayCache } from './replay-cache.js';
-import { Metrics } from './metrics.js';
+import { Metrics } from '../http/metrics.js';
 import { DetectPool } from './pool.js';
-import { Exchange, type Reply } from './reply.js';
+import { Exchange, type Reply } from '../http/reply.js';
 import { Router } from './router.js';
 import { RateLimiter } from './rate-limit.js';
 import { handleSigned } from './signed.js';
 import { readiness } from './readiness.js';
 import { detectHandler } from './detect-route.js';
-import { checkMediaType } from './json-body.js';
+import { checkMediaType } from '../http/json-body.js';
 import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
 import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
@@ -85,7 +85,7 @@ export async function startServer(config: Config): Promise<Server> {
 
   const app = uWS.App().any('/*', (res, req) => {
     let route = 'unmatched';
-    let match;
+    let match: ReturnType<typeof router.match> | undefined;
     try {
       match = router.match(req.getCaseSensitiveMethod().toUpperCase(), req.getUrl());
       route = match.route;

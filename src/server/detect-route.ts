@@ -7,11 +7,11 @@ import { randomUUID } from 'node:crypto';
 import { DwellError } from '../errors.js';
 import type { AppRecord } from '../schemas/app.js';
 import type { StoreHandle } from '../venues/store.js';
-import type { RawBody } from './body.js';
-import { isGzip } from './json-body.js';
+import type { RawBody } from '../http/body.js';
+import { isGzip } from '../http/json-body.js';
 import type { DetectPool } from './pool.js';
-import type { Exchange, Reply } from './reply.js';
-import type { Metrics } from './metrics.js';
+import type { Exchange, Reply } from '../http/reply.js';
+import type { Metrics } from '../http/metrics.js';
 import type { Outbox } from '../delivery/outbox.js';
 import { triggersOf } from '../delivery/triggers.js';
 

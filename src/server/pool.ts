@@ -1,8 +1,9 @@
 /** The Piscina pool of detection workers. */
 import { Piscina } from 'piscina';
-import { newVersions } from '../users/learned-cache.js';
+import { newVersions } from '../learned/cache.js';
 import { DwellError } from '../errors.js';
-import type { DetectResult, DetectTask } from './detect-task.js';
+import type { DetectTask } from '../pipeline/task.js';
+import type { DetectResult } from '../schemas/detect-outcome.js';
 
 export class DetectPool {
   private readonly pool: Piscina;
@@ -23,7 +24,7 @@ export class DetectPool {
       maxThreads: threads,
       idleTimeout: Infinity,
       concurrentTasksPerWorker: tasksPerWorker,
-      // The workers' shared table that keeps their caches of learned values exact (learned-cache.ts).
+      // The workers' shared table that keeps their caches of learned values exact (learned/cache.ts).
       workerData: { userVersions: newVersions().buffer },
     });
   }

@@ -6,7 +6,7 @@
 import { DwellError } from '../errors.js';
 import type { DeliveryState } from '../delivery/service.js';
 import type { StoreHandle } from '../venues/store.js';
-import type { Reply } from './reply.js';
+import type { Reply } from '../http/reply.js';
 
 export interface ReadinessParts { store: StoreHandle | null; delivery: DeliveryState; draining: boolean }
 

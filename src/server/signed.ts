@@ -8,13 +8,12 @@
  * (a replayed copy spends nothing) and before the signature is recorded (a request refused 429
  * may be sent again as it is).
  */
-import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { AppRecord } from '../schemas/app.js';
 import { checkHeaders, checkSignature } from './auth.js';
 import { stringToSign } from '../signing.js';
-import { emptyBody, readBody, type RawBody } from './body.js';
-import type { Exchange, Reply } from './reply.js';
+import { emptyBody, readBody, type RawBody } from '../http/body.js';
+import type { Exchange, Reply } from '../http/reply.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ReplayCache } from './replay-cache.js';
 

@@ -2,7 +2,7 @@
  * A user's record, pure data: visit history per venue and the open stay of their signal stream.
  * Updates are plain functions so the store can run them inside one LMDB write transaction.
  */
-import type { StreamState } from '../detect/stream.js';
+import type { StreamState } from './stored.js';
 
 export interface HistoryEntry {
   /** Start of the first visit, ms. */ f: number;
@@ -30,6 +30,19 @@ const MAX_STAYS = 128;
 export const LABELS = 4;
 
 export const emptyRecord = (): UserRecord => ({ h: {}, r: [] });
+
+// Named views of the stored keys. The keys stay one letter on disk (a record is rewritten on
+// every request of its user, and renaming a key would orphan the records already stored);
+// code outside this file reads and writes them through these.
+/** Visit history per venue id. */
+export const historyOf = (rec: UserRecord): Record<string, HistoryEntry> => rec.h;
+/** Centres of past stays, flat: lat, lon, sigma (m), start (s). */
+export const stayCentresOf = (rec: UserRecord | undefined): readonly number[] | undefined => rec?.v;
+/** Per stay centre, its two best venues as ranked then: id, probability, id, probability. */
+export const stayLabelsOf = (rec: UserRecord | undefined): ReadonlyArray<string | number> | undefined => rec?.t;
+/** Where the user's signal stream stood after the last request. */
+export const streamOf = (rec: UserRecord): StreamState | undefined => rec.s;
+export const setStream = (rec: UserRecord, state: StreamState): void => { rec.s = state; };
 
 export interface VisitTimes { first: number; last: number }
 

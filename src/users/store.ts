@@ -1,43 +1,25 @@
 /**
  * Per-user state in LMDB: history and open stays (key ['u', app, user]: everything stored about
- * a user belongs to one app, contract §7) and, per app, access points'
- * learned places (['apx', app, bssid]), pooled stays of joined networks (['pv', app, bssid]) and
- * kind priors (['kp', app]) and sparse learned tables such as footprints (['ks', name, app]). Worker threads of one process, and processes, share the env;
- * every read-modify-write runs inside one write transaction so concurrent requests of the same
- * user neither lose nor duplicate an update.
+ * a user belongs to one app, contract §7), in the environment that also holds what the app's
+ * detections learn (learned/tables.ts). Worker threads of one process, and processes, share the
+ * env; every read-modify-write runs inside one write transaction so concurrent requests of the
+ * same user neither lose nor duplicate an update, and what a visit teaches commits with it.
  */
 import path from 'node:path';
 import fs from 'node:fs';
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { emptyRecord, type UserRecord } from './records.js';
 import { userKey } from './keys.js';
-import { LearnedCache, newVersions, type Versions } from './learned-cache.js';
-import type { PooledAp } from '../detect/evidence/wifi.js';
-import type { ApPlace } from '../detect/evidence/position.js';
-
-export interface ApObservation {
-  bssid: string;
-  /** A joined network: the stay's GPS candidates to pool (rank.ts GpsMemo). */
-  pool?: Array<string | number>;
-  /** Where a confirmed stay heard it: [lat, lon, weight] (position.ts). */
-  at?: [number, number, number];
-}
+import { newVersions, type Versions } from '../learned/cache.js';
+import { learnedTables, type ApObservation, type LearnedTables } from '../learned/tables.js';
 
 export interface UserUpdate<T> { record: UserRecord; result: T; learn?: { app: string; aps: ApObservation[] } }
 
-export interface UserStore {
+export interface UserStore extends Pick<LearnedTables, 'apPlaces' | 'pooledAps' | 'mergePriors' | 'mergeSparse'> {
   /** A snapshot of the app's user's record, for reading only. */
   read(app: string, user: string): UserRecord | undefined;
   /** Atomic read-modify-write of one user's record in one app (and of any access points it learns). */
   update<T>(app: string, user: string, fn: (record: UserRecord) => UserUpdate<T>): T;
-  /** Learned places of access points for this app, in the order asked. */
-  apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
-  /** Adds a thread's new kind × hour and dwell counts to the app's stored ones; answers the sum. */
-  mergePriors(app: string, pending: Float64Array): Float64Array;
-  /** Adds a thread's new sparse counts to the app's table `name` (['ks', name, app]); answers the sum. */
-  mergeSparse(name: string, app: string, pending: ReadonlyMap<number, number>): Map<number, number>;
-  /** Pooled GPS evidence per joined BSSID for this app, in the order asked ('' → undefined). */
-  pooledAps(app: string, bssids: readonly string[]): Array<PooledAp | undefined>;
   /** Teaches access points seen at confident visits (for requests without a user). */
   learn(app: string, aps: ApObservation[]): void;
   /**
@@ -52,27 +34,9 @@ export interface UserStore {
 export interface UserStoreOptions {
   /** Skip fsync at commit (benchmarks, tests): a crash may lose the latest updates. */
   noSync?: boolean;
-  /** Shared by the threads of one process that open this store (learned-cache.ts); one of its own if absent. */
+  /** Shared by the threads of one process that open this store (learned/cache.ts); one of its own if absent. */
   versions?: Versions;
 }
-
-const MAX_POOLED_VENUES = 24;
-/**
- * An access point's place is a weighted mean of the stays that heard it: after this many, one
- * more moves it by a few percent of its spread, so the read stays and the write goes. A router
- * that moves keeps its old place; fusion's 3σ gate (position.ts) then ignores it. Offline top1
- * unchanged (Monaco m1, m2, NYC s2); bench/http-task's worker task 0.82 → 0.77 ms a request.
- */
-const AP_PLACE_MAX_STAYS = 64;
-/**
- * A joined network's pooled evidence after this many stays is settled (each stay adds up to
- * POOL_FLOOR nats against a venue it did not list; the bonus is capped at −10), so it is no
- * longer rewritten. Offline top1 unchanged on NYC s1, s2, Monaco m1, m2 (few vdsim networks
- * reach it); bench/http-task, whose phones join the same few networks again and again: about
- * 0.77 → 0.72 ms a request (noisy: 0.70–0.76 in five runs).
- */
-const POOL_MAX_STAYS = 32;
-const POOL_FLOOR = -4;
 
 export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): UserStore {
   const dir = path.join(dataDir, 'users');
@@ -85,64 +49,8 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   const root: RootDatabase = open(options as RootDatabaseOptionsWithPath);
   const db: Database = root;
   const versions = opts.versions ?? newVersions();
-  // Access points' places and pooled evidence as last read: settled ones never change, most
-  // scanned ones are unknown. Bounded apart: a place is 4 numbers (about 200 bytes an entry with
-  // its key), pooled evidence up to 24 venues (about 2 KB), so at most ~40 + ~35 MB a thread.
-  const places = new LearnedCache<ApPlace>(versions, 200_000);
-  const pools = new LearnedCache<PooledAp>(versions, 16_384);
-  /** Learned keys written by the open transaction, published once it commits. */
-  const written: string[] = [];
-  const cacheKey = (kind: string, app: string, bssid: string) => `${kind}\u0000${app}\u0000${bssid}`;
-  /** A write transaction whose learned keys are published once it has committed. */
-  const teaching = <T>(fn: () => T): T => {
-    written.length = 0;
-    const result = root.transactionSync(fn);
-    LearnedCache.published(versions, written);
-    written.length = 0;
-    return result;
-  };
-
-  const pool = (app: string, o: ApObservation) => {
-    const ck = cacheKey('pv', app, o.bssid);
-    if ((pools.peek(ck)?.n ?? 0) >= POOL_MAX_STAYS) return;
-    const key = ['pv', app, o.bssid];
-    const p: PooledAp = (db.get(key) as PooledAp | undefined) ?? { n: 0, v: {} };
-    if (p.n >= POOL_MAX_STAYS) return;
-    const c = o.pool!;
-    const listed = new Set<string>();
-    for (let i = 0; i + 1 < c.length; i += 2) {
-      const id = c[i] as string;
-      listed.add(id);
-      const e = p.v[id];
-      // A venue new to the pool missed the earlier stays' lists: it takes the floor for them.
-      if (e) { e[0] += c[i + 1] as number; e[1]++; } else p.v[id] = [(c[i + 1] as number), 1];
-    }
-    p.n++;
-    const ids = Object.keys(p.v);
-    if (ids.length > MAX_POOLED_VENUES) {
-      const sc = (id: string) => p.v[id][0] + (p.n - p.v[id][1]) * POOL_FLOOR;
-      ids.sort((a, b) => sc(a) - sc(b));
-      for (let i = 0; i < ids.length - MAX_POOLED_VENUES; i++) delete p.v[ids[i]];
-    }
-    db.putSync(key, p);
-    written.push(ck);
-  };
-
-  const learn = (app: string, obs: ApObservation[]) => {
-    for (const o of obs) {
-      if (o.pool) { pool(app, o); continue; }
-      if (o.at) {
-        const ck = cacheKey('apx', app, o.bssid);
-        if ((places.peek(ck)?.[3] ?? 0) >= AP_PLACE_MAX_STAYS) continue;
-        const key = ['apx', app, o.bssid];
-        const p = (db.get(key) as ApPlace | undefined) ?? [0, 0, 0, 0];
-        if (p[3] >= AP_PLACE_MAX_STAYS) continue;
-        const [lat, lon, w] = o.at;
-        db.putSync(key, [p[0] + w, p[1] + w * lat, p[2] + w * lon, p[3] + 1]);
-        written.push(ck);
-      }
-    }
-  };
+  const learned = learnedTables(root, versions);
+  const { teaching, learn } = learned;
 
   return {
     read: (app, user) => db.get(userKey(app, user)) as UserRecord | undefined,
@@ -159,32 +67,11 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       });
     },
     learn: (app, aps) => { if (aps.length) teaching(() => learn(app, aps)); },
-    fresh: () => { places.begin(); pools.begin(); root.resetReadTxn(); },
-    mergePriors: (app, pending) => root.transactionSync(() => {
-      const key = ['kp', app];
-      const stored = db.get(key) as number[] | undefined;
-      const out = new Float64Array(pending.length);
-      let any = false;
-      for (let i = 0; i < out.length; i++) { out[i] = (stored?.[i] ?? 0) + pending[i]; if (pending[i] !== 0) any = true; }
-      if (any) db.putSync(key, Array.from(out, (x) => Math.round(x * 1000) / 1000));
-      return out;
-    }),
-    mergeSparse: (name, app, pending) => root.transactionSync(() => {
-      const key = ['ks', name, app];
-      // Stored flat, [index, value, index, value, …]: a few hundred types of thousands.
-      const stored = (db.get(key) as number[] | undefined) ?? [];
-      const out = new Map<number, number>();
-      for (let i = 0; i + 1 < stored.length; i += 2) out.set(stored[i], stored[i + 1]);
-      if (pending.size === 0) return out;
-      for (const [k, v] of pending) out.set(k, (out.get(k) ?? 0) + v);
-      const flat: number[] = [];
-      for (const [k, v] of out) flat.push(k, Math.round(v * 1000) / 1000);
-      db.putSync(key, flat);
-      return out;
-    }),
-    // Cached values are shared: callers only read them (learn re-reads inside its transaction).
-    apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(cacheKey('apx', app, b), () => db.get(['apx', app, b])) : undefined)),
-    pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(cacheKey('pv', app, b), () => db.get(['pv', app, b])) : undefined)),
+    fresh: () => { learned.begin(); root.resetReadTxn(); },
+    mergePriors: learned.mergePriors,
+    mergeSparse: learned.mergeSparse,
+    apPlaces: learned.apPlaces,
+    pooledAps: learned.pooledAps,
     close: () => { void root.close(); },
   };
 }

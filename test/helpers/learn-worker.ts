@@ -4,7 +4,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { openUserStore } from '../../src/users/store.js';
-import { newVersions } from '../../src/users/learned-cache.js';
+import { newVersions } from '../../src/learned/cache.js';
 
 type Lesson = { app: string; bssid: string; lat: number; lon: number };
 

@@ -16,7 +16,7 @@ export interface ReadmeBlock { where: string; commands: ReadmeCommand[] }
 export function shBlocks(markdown: string): ReadmeBlock[] {
   const blocks: ReadmeBlock[] = [];
   const fence = /^```sh[ \t]*\n([\s\S]*?)^```[ \t]*$/gm;
-  for (let m; (m = fence.exec(markdown)); ) {
+  for (let m: RegExpExecArray | null; (m = fence.exec(markdown)); ) {
     const line = markdown.slice(0, m.index).split('\n').length;
     const text = m[1].replace(/\\\n/g, ' ');
     const commands = text.split('\n').map(splitComment).filter((c) => c.command !== '');

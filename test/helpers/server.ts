@@ -48,7 +48,7 @@ export async function startDwell(env: Record<string, string> = {}, opts: { ready
     const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 20_000);
     proc.stderr!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
-      let nl;
+      let nl: number;
       while ((nl = buffered.indexOf('\n')) >= 0) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);

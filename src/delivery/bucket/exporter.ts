@@ -12,7 +12,7 @@
  * Runs in whichever thread owns delivery; the owner must `await stop()` before closing the outbox.
  */
 import type { AppRecord } from '../../schemas/app.js';
-import type { Outbox, OutboxEntry } from '../outbox.js';
+import type { OutboxEntry } from '../outbox.js';
 import { Batch } from './batch.js';
 import { gcsUploader } from './gcs.js';
 import { s3Uploader } from './s3.js';

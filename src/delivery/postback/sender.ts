@@ -11,7 +11,7 @@
 import { Agent, buildConnector, type Dispatcher } from 'undici';
 import type { Payload } from '../outbox.js';
 import { postbackRequest, signedPathTemplate, signPostback } from './sign.js';
-import { checkTarget, guardConnect, guardedLookup, RefusedTarget } from './guard.js';
+import { checkTarget, guardConnect, guardedLookup, RefusedTarget } from '../../net/address-guard.js';
 import { Deadlines } from './deadlines.js';
 
 export type Outcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';

@@ -10,9 +10,9 @@
 import { fuseGated, type Centre } from '../center.js';
 import type { WifiHeard } from './wifi.js';
 import type { WifiPosParams } from '../params.js';
+import type { ApPlace } from '../../learned/shapes.js';
 
-/** A located access point: [Σw, Σw·lat, Σw·lon, stays]. */
-export type ApPlace = [number, number, number, number];
+export type { ApPlace } from '../../learned/shapes.js';
 
 /** Phone-to-AP distance (m) that a strength suggests: -40 dBm at 1 m, exponent 3. */
 export const distanceOf = (dbm: number): number => Math.min(90, Math.max(2, 10 ** ((-40 - dbm) / 30)));

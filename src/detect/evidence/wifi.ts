@@ -6,8 +6,10 @@
  */
 import type { Signal } from '../../schemas/detect-request.js';
 import type { Venue } from '../venue.js';
+import type { WifiHeard } from '../../users/stored.js';
+import type { PooledAp } from '../../learned/shapes.js';
 
-export interface WifiHeard { key: string; ssid: string; bssid: string; strength: number; active: boolean }
+export type { WifiHeard } from '../../users/stored.js';
 
 const TOP = new Int32Array(16);
 
@@ -133,10 +135,7 @@ export function ssidLog(evidence: SsidEvidence, v: Venue): number {
  * venue missing from a stay's list gets POOL_FLOOR for it. Summed over n stays, the evidence
  * pins the venue down as n independent visits would (the centre's error shrinks like 1/sqrt n).
  */
-export interface PooledAp {
-  /** Stays pooled. */ n: number;
-  /** venue id → [sum of relative log likelihoods, stays that listed it]. */ v: Record<string, [number, number]>;
-}
+export type { PooledAp } from '../../learned/shapes.js';
 export const POOL_FLOOR = -4;
 const POOL_CAP = -10;
 

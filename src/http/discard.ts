@@ -10,12 +10,21 @@
  * within the bound leaves the connection open for the next request, unless the answer said
  * `Connection: close`.
  */
-import type { Exchange } from './reply.js';
+import type { HttpResponse } from 'uWebSockets.js';
+
+/** The part of an Exchange (reply.ts) this reads: declared here so reply.ts can use discardRest without a cycle. */
+export interface BodyInProgress {
+  readonly res: HttpResponse;
+  readonly aborted: boolean;
+  readonly bodyBytes: number;
+  readonly bodyEnded: boolean;
+  onBody(read: () => void): void;
+}
 
 export const DISCARD_MAX_BYTES = 4 << 20;
 export const DISCARD_MAX_MS = 10_000;
 
-export function discardRest(ex: Exchange, closeAfter: boolean, maxBytes = DISCARD_MAX_BYTES, maxMs = DISCARD_MAX_MS): void {
+export function discardRest(ex: BodyInProgress, closeAfter: boolean, maxBytes = DISCARD_MAX_BYTES, maxMs = DISCARD_MAX_MS): void {
   const from = ex.bodyBytes;
   let ended = false;
   const end = (close: boolean) => {

@@ -5,7 +5,7 @@
  * replayed); the last attempt is placed exactly at the end of the window, and a failure past it
  * is final: dead.
  */
-import { RETRY_SPACING, retryDelayMs, type RetrySpacing } from './retry-delay.js';
+import { RETRY_SPACING, retryDelayMs, type RetrySpacing } from '../retry-delay.js';
 
 export interface BackoffPolicy extends RetrySpacing {
   /** How long after creation a trigger is retried before it is dead, ms. */

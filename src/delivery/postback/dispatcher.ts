@@ -12,10 +12,10 @@
  * Clock, random source, app lookup and sender are injected so tests can drive all of it.
  */
 import { DEFAULT_BACKOFF, nextRetry, type BackoffPolicy } from './backoff.js';
-import type { Outbox, OutboxEntry, Payload } from './outbox.js';
-import type { AppLookup } from './app-settings.js';
-import type { Outcome, SendResult } from './postback/sender.js';
-import { Completions } from './postback/completions.js';
+import type { Outbox, OutboxEntry, Payload } from '../outbox.js';
+import type { AppLookup } from '../app-settings.js';
+import type { Outcome, SendResult } from './sender.js';
+import { Completions } from './completions.js';
 
 export interface DispatcherOptions {
   outbox: Pick<Outbox, 'pendingApps' | 'claimDue' | 'settle'>;

@@ -5,11 +5,11 @@
  */
 import fs from 'node:fs';
 import zlib from 'node:zlib';
-import type { Address } from '../venues/types.js';
-import { UNCOUNTED } from '../venues/types.js';
-import type { Venue, VenueStore } from './venue.js';
-import { KINDS, KIND_RADIUS, kindOfText } from './kinds.js';
-import { M_PER_DEG, metres } from '../geo/distance.js';
+import type { Address } from '../../src/venues/types.js';
+import { UNCOUNTED } from '../../src/venues/types.js';
+import type { Venue, VenueStore } from '../../src/detect/venue.js';
+import { KINDS, KIND_RADIUS, kindOfText } from '../../src/detect/kinds.js';
+import { M_PER_DEG, metres } from '../../src/geo/distance.js';
 
 const CELL = 0.001;
 

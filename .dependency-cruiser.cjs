@@ -1,0 +1,98 @@
+/**
+ * The dependency rule (issue 15): imports point one way, from the shell through the features to
+ * state and core, never back, and never in a circle. `npm run lint:deps` checks it in CI.
+ *
+ *   shell     src/server/, src/pipeline/, workers/, src/cli*.ts, src/docs/, src/index.ts
+ *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/
+ *   state     src/users/, src/learned/, src/state/
+ *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/signing.ts,
+ *             src/config.ts, src/data-dir-lock.ts
+ *
+ * A feature imports another feature only when it is venues/ or apps/: those two are the
+ * reference data every feature reads (the venue store a detection ranks against, the app record
+ * whose settings a geofence route or a delivery obeys), and they import no other feature, so
+ * the exception cannot close a loop. Every other sideways need is met by moving the shared piece
+ * down (the task contract to schemas/, the private-address guard to net/).
+ */
+const SHELL = '^(src/(server|pipeline|docs)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
+const FEATURES = '^src/(detect|geofences|delivery|venues|apps)/';
+const STATE = '^src/(users|learned|state)/';
+const CORE = '^src/((schemas|http|net|geo|time)/|(errors|log|config|data-dir-lock|signing)\\.ts$)';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'A cycle means neither module can be understood, tested or moved without the other.',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'no-upward-from-features',
+      severity: 'error',
+      comment: 'Features are used by the shell and never use it: move what both need down to core.',
+      from: { path: FEATURES },
+      to: { path: SHELL },
+    },
+    {
+      name: 'no-upward-from-state',
+      severity: 'error',
+      comment: 'State is what features keep; it knows nothing of them or of the shell.',
+      from: { path: STATE },
+      to: { path: [SHELL, FEATURES] },
+    },
+    {
+      name: 'no-upward-from-core',
+      severity: 'error',
+      comment: 'Core (schemas, errors, logs, config, HTTP and time helpers) depends on nothing of ours above it.',
+      from: { path: CORE },
+      to: { path: [SHELL, FEATURES, STATE] },
+    },
+    {
+      name: 'features-only-import-venues-and-apps-sideways',
+      severity: 'error',
+      comment: 'venues/ and apps/ are reference data every feature reads; other features stay apart.',
+      from: { path: '^src/(detect|geofences|delivery|venues|apps)/' },
+      to: { path: '^src/(detect|geofences|delivery)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'reference-data-imports-no-feature',
+      severity: 'error',
+      comment: 'venues/ and apps/ may be imported by every feature, so they import none.',
+      from: { path: '^src/(venues|apps)/' },
+      to: { path: FEATURES, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'src-imports-no-entry-points-benches-or-tests',
+      severity: 'error',
+      comment: 'workers/ are thread entry points, bench/ and test/ use src/; src/ never uses them.',
+      from: { path: '^src/' },
+      to: { path: '^(workers|bench|test)/' },
+    },
+    {
+      name: 'every-module-in-a-layer',
+      severity: 'error',
+      comment: 'A new folder or top-level file gets a layer here (and a line in the README\'s Layout).',
+      from: { path: '^src/', pathNot: [SHELL, FEATURES, STATE, CORE] },
+      to: {},
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^dist/' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['import', 'require', 'node', 'default', 'types'],
+      extensions: ['.ts', '.js', '.d.ts', '.json'],
+    },
+  },
+};

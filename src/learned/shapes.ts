@@ -1,0 +1,14 @@
+/**
+ * The shapes of the per-app learned tables (tables.ts). Detection fills them in
+ * (detect/evidence/wifi.ts, evidence/position.ts); they are defined here, with the tables, so
+ * that state never imports detection. Short keys keep the stored values small.
+ */
+
+/** A joined network's pooled GPS evidence (detect/evidence/wifi.ts). */
+export interface PooledAp {
+  /** Stays pooled. */ n: number;
+  /** venue id → [sum of relative log likelihoods, stays that listed it]. */ v: Record<string, [number, number]>;
+}
+
+/** A located access point: [Σw, Σw·lat, Σw·lon, stays] (detect/evidence/position.ts). */
+export type ApPlace = [number, number, number, number];

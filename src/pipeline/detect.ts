@@ -1,0 +1,81 @@
+/**
+ * One detection request off the HTTP thread: inflate, parse, validate and detect, and for a
+ * synchronous app the answer serialised. Everything CPU-bound in a request happens here; the
+ * Piscina worker (workers/detect.ts) is only its entry point. The venue store is opened in place
+ * from the shared index; user state is one LMDB environment shared by all workers.
+ */
+import { move, transferableSymbol, valueSymbol } from 'piscina';
+import { asDwellError } from '../errors.js';
+import { log } from '../log.js';
+import { inflateSync } from '../http/body.js';
+import { parseJson } from '../http/json-body.js';
+import { validateDetect } from '../schemas/validate-detect.js';
+import { openStore } from '../venues/store.js';
+import { estimateAddress } from '../venues/address.js';
+import { DEFAULT_PARAMS, detectStructured, detectUnstructured, type DetectContext } from '../detect/index.js';
+import { openUserStore } from '../users/store.js';
+import { deviceIdOf, userOf } from '../users/identity.js';
+import type { Versions } from '../learned/cache.js';
+import { geofenceEvents } from '../geofences/worker.js';
+import { asFixes } from '../geofences/events.js';
+import type { SyncItem, SyncResponse } from '../schemas/visit.js';
+import type { DetectTask } from './task.js';
+import type { DetectOutcome, DetectResult, Tally } from '../schemas/detect-outcome.js';
+
+const utf8 = new TextEncoder();
+
+/**
+ * The task function of one thread. `versions` keeps the thread's cache of learned values exact
+ * (learned/cache.ts): shared by the workers of one process.
+ */
+export function detectTask(versions: Versions): (task: DetectTask) => DetectResult {
+  const userStores = new Map<string, ReturnType<typeof openUserStore>>();
+  return (task) => detect(task, userStores, versions);
+}
+
+function detect(task: DetectTask, userStores: Map<string, ReturnType<typeof openUserStore>>, versions: Versions): DetectResult {
+  const out = outcome(task, userStores, versions);
+  if (!out.ok || !task.sync) return out;
+  const answer: SyncResponse = { data: out.items, geofence_events: out.geofence_events, result: 'SUCCESS' };
+  const response = utf8.encode(JSON.stringify(answer));
+  // Piscina moves the bytes (transfer list) instead of cloning them; the caller sees the value.
+  return move({ [transferableSymbol]: [response.buffer], [valueSymbol]: { ok: true, kind: out.kind, tally: out.tally, response } }) as unknown as DetectResult;
+}
+
+function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof openUserStore>>, versions: Versions): DetectOutcome {
+  try {
+    const body = parseJson(task.gzip ? inflateSync(task.body) : task.body);
+    const valid = validateDetect(body, task.now);
+    let users = userStores.get(task.dataDir);
+    // noSync: a commit still survives a crash of this process (it is in the OS page cache); only
+    // an OS crash could lose the last moments of history, which costs a prior, never a trigger.
+    // Waiting for the disk on every request cost two thirds of a worker's time (bench:http).
+    if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true, versions })));
+    users.fresh();
+    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS };
+    const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
+    const b = valid.body;
+    const fixes = () => asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data);
+    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, userOf(b), fixes, task.now);
+    return {
+      ok: true,
+      kind: valid.kind,
+      tally: tally(items),
+      request_id: b.request_id ?? null,
+      user_info: { user_id: b.user_id ?? null, device_id: deviceIdOf(b), custom_data: (b.custom_data as Record<string, unknown>) ?? null },
+      items,
+      geofence_events,
+    };
+  } catch (err) {
+    const e = asDwellError(err);
+    if (e.code === 'internal') log.error('detection failed', { error: String((err as Error)?.stack ?? err) });
+    return { ok: false, error: e.toJSON().error };
+  }
+}
+
+
+function tally(items: SyncItem[]): Tally {
+  const t: Tally = { venue: 0, transit: 0, no_venue: 0 };
+  for (const { visit } of items) t[visit.place_id ? 'venue' : visit.event_type === 'transit' ? 'transit' : 'no_venue']++;
+  return t;
+}
