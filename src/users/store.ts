@@ -14,6 +14,7 @@ import { userKey } from './keys.js';
 import { LearnedCache, newVersions, type Versions } from './learned-cache.js';
 import type { PooledAp } from '../detect/evidence/wifi.js';
 import type { ApPlace } from '../detect/evidence/position.js';
+import { toucher } from '../privacy/touch.js';
 
 export interface ApObservation {
   bssid: string;
@@ -85,6 +86,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   const root: RootDatabase = open(options as RootDatabaseOptionsWithPath);
   const db: Database = root;
   const versions = opts.versions ?? newVersions();
+  const touch = toucher(db);
   // Access points' places and pooled evidence as last read: settled ones never change, most
   // scanned ones are unknown. Bounded apart: a place is 4 numbers (about 200 bytes an entry with
   // its key), pooled evidence up to 24 venues (about 2 KB), so at most ~40 + ~35 MB a thread.
@@ -153,6 +155,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
         // Decoded afresh on every get (no value cache), so it is ours to change.
         const rec: UserRecord = stored ?? emptyRecord();
         const out = fn(rec);
+        touch(app, user, out.record);
         db.putSync(key, out.record);
         if (out.learn && out.learn.aps.length) learn(out.learn.app, out.learn.aps);
         return out.result;
