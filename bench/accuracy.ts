@@ -1,8 +1,8 @@
 /**
  * The issue's official accuracy measurement, end to end through the real service:
  *
- *   npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--results FILE]
- *        [--vdsim PATH] [--workers N] [--concurrency N]
+ *   npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--name SET] [--results FILE]
+ *        [--vdsim PATH] [--workers N] [--concurrency N] [--no-doc]
  *
  * 1. imports the venues with the real importer (`runImport`, format jsonl) into a temp store;
  * 2. starts the real server (`node dist/src/cli.js serve`, PORT=0, temp data dir);
@@ -10,16 +10,20 @@
  * 4. replays DIR/requests.jsonl in order through POST /v1/detect, signed per contract §1 with a
  *    fresh timestamp each, gzip; requests start in file order with at most --concurrency (default
  *    4) in flight, and a user's request starts only once that user's previous one has answered;
- * 5. writes every response to results.jsonl (`{"request_id","response"}`) and prints vdsim's score.
+ * 5. writes every response to results.jsonl (`{"request_id","response"}`) and prints vdsim's score;
+ * 6. sets the row of this set (`--name`, default DIR's base name) in docs/performance.md's
+ *    accuracy tables, leaving the other sets' rows as they were (`--no-doc`: not at all).
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
-import { createHash, createHmac } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync } from 'node:zlib';
 import { runImport } from '../src/venues/import/build.js';
+import { bodySha256, signature } from '../src/signing.js';
+import { writePerformanceRow } from './lib/perf-doc.js';
+import { VDSIM } from './lib/vdsim.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const argv = process.argv.slice(2);
@@ -29,11 +33,12 @@ const say = (msg: string): void => { process.stderr.write(`[bench:accuracy] ${ms
 const venuesFile = arg('venues');
 const requestsDir = arg('requests');
 if (!venuesFile || !requestsDir) {
-  console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N]');
+  console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--name SET] [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N] [--no-doc]');
   process.exit(2);
 }
-const vdsim = path.resolve(ROOT, arg('vdsim', '../shared/tools/vdsim/vdsim.mjs')!);
+const vdsim = arg('vdsim') ? path.resolve(arg('vdsim')!) : VDSIM;
 const concurrency = Math.max(1, Number(arg('concurrency', '4')));
+const setName = arg('name') ?? path.basename(path.resolve(requestsDir));
 const ADMIN = 'bench-accuracy-admin-token';
 
 interface App { app_key: string; app_secret: string }
@@ -82,14 +87,13 @@ async function createApp(url: string): Promise<App> {
 async function detect(url: string, app: App, json: string): Promise<unknown> {
   const bytes = gzipSync(json);
   const ts = String(Math.floor(Date.now() / 1000));
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  const signature = createHmac('sha256', app.app_secret).update(`${ts}\nPOST\n/v1/detect\n${hash}`).digest('hex');
+  const sig = signature(app.app_secret, ts, 'POST', '/v1/detect', bodySha256(bytes));
   for (let attempt = 0; ; attempt++) {
     let res: Response;
     try {
       res = await fetch(url + '/v1/detect', {
         method: 'POST', body: bytes,
-        headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+        headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': sig, 'content-type': 'application/json', 'content-encoding': 'gzip' },
       });
     } catch (err) {
       // A kept-alive connection the server closed as idle (uWS: 10 s, reached on a loaded machine
@@ -100,6 +104,24 @@ async function detect(url: string, app: App, json: string): Promise<unknown> {
     const text = await res.text();
     if ((res.status === 429 || res.status === 503) && attempt < 20) { await new Promise((r) => setTimeout(r, 200 * (attempt + 1))); continue; }
     try { return JSON.parse(text); } catch { return { result: 'ERROR', status: res.status, text }; }
+  }
+}
+
+/** What `vdsim score` prints (its README, "Scoring"), the fields the tables show. */
+type Score = { mode: 'structured'; top1: number; top3: number; top5: number; ece: number | null; transit_without_venue: number | null }
+  | { mode: 'unstructured'; precision: number; recall: number; venue_top1_of_found: number; start_error_median_s: number | null };
+
+// The accuracy section's two tables (docs/performance.md); their `target` column is kept by hand.
+const STRUCTURED = ['Set', 'top1', 'top3', 'top5', 'ECE', 'transit without venue', 'measured'];
+const UNSTRUCTURED = ['Unstructured set', 'precision', 'recall (≥ 5 min)', 'top1 of found', 'start error median', 'measured'];
+
+function writeRow(s: Score): void {
+  const f = (x: number | null) => (x === null ? '–' : x.toFixed(3));
+  if (s.mode === 'structured') {
+    writePerformanceRow('accuracy', STRUCTURED, { Set: setName, top1: f(s.top1), top3: f(s.top3), top5: f(s.top5), ECE: f(s.ece), 'transit without venue': f(s.transit_without_venue) });
+  } else {
+    writePerformanceRow('accuracy', UNSTRUCTURED, { 'Unstructured set': setName, precision: f(s.precision), 'recall (≥ 5 min)': f(s.recall),
+      'top1 of found': f(s.venue_top1_of_found), 'start error median': s.start_error_median_s === null ? '–' : `${Math.round(s.start_error_median_s)} s` });
   }
 }
 
@@ -151,6 +173,7 @@ async function main(): Promise<void> {
     say(`${done} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${errors} not SUCCESS; results in ${results}`);
     const score = execFileSync(process.execPath, [vdsim, 'score', '--truth', requestsDir!, '--results', results], { encoding: 'utf8' });
     process.stdout.write(score);
+    writeRow(JSON.parse(score) as Score);
   } finally {
     stop();
     if (!arg('results')) fs.rmSync(tmp, { recursive: true, force: true });

@@ -20,6 +20,7 @@ import os from 'node:os';
 import { pathToFileURL } from 'node:url';
 import { rng } from './lib/rng.js';
 import { VDSIM } from './lib/vdsim.js';
+import { M_PER_DEG, mPerDegLon, metres as planarMetres } from '../src/geo/distance.js';
 
 interface Venue { id: string; name?: string; category?: string; lat: number; lon: number }
 interface Truth { request_id: string; event_id: string; type: string; venue_id: string; kind: string; scored: boolean }
@@ -43,10 +44,7 @@ for (const l of lines(path.join(opts.requests, 'truth.jsonl'))) {
   const t = JSON.parse(l) as Truth;
   if (t.type === 'visit') truth.set(`${t.request_id}/${t.event_id}`, t);
 }
-const metres = (a: Venue, b: Venue): number => {
-  const x = (b.lon - a.lon) * Math.cos(((a.lat + b.lat) / 2) * Math.PI / 180) * 111_320, y = (b.lat - a.lat) * 110_540;
-  return Math.hypot(x, y);
-};
+const metres = (a: Venue, b: Venue): number => planarMetres(a.lat, a.lon, b.lat, b.lon);
 
 if (cmd === 'position') positionOracle(); else if (cmd === 'aps') await accessPoints(); else twins();
 
@@ -99,8 +97,8 @@ function positionOracle(): void {
       const rr = (R[t.kind] ?? 15) * Math.sqrt(r.next()), a = 2 * Math.PI * r.next();
       for (const s of e.data) {
         const dx = rr * Math.cos(a) + gauss() * noise, dy = rr * Math.sin(a) + gauss() * noise;
-        s.location.lat = v.lat + dy / 110_540;
-        s.location.long = v.lon + dx / (111_320 * Math.cos(v.lat * Math.PI / 180));
+        s.location.lat = v.lat + dy / M_PER_DEG;
+        s.location.long = v.lon + dx / mPerDegLon(v.lat);
         s.location.accuracy = Math.max(3, 1.5 * noise);
       }
     }

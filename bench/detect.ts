@@ -28,6 +28,7 @@ import { loadStore, openStore, type StoreHandle } from '../src/venues/store.js';
 import type { Venue } from '../src/venues/types.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
+import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 
 const argv = process.argv.slice(2);
@@ -51,7 +52,7 @@ async function build(root: string, n: number, places: number): Promise<Place[]> 
   for (let q = 0; q < places; q++) {
     const i = Math.floor(r() * n);
     const a = 2 * Math.PI * r(), d = 30 * Math.sqrt(r());
-    pts.push({ lat: lat[i] + (d * Math.sin(a)) / 111_320, lon: lon[i] + (d * Math.cos(a)) / (111_320 * Math.cos((lat[i] * Math.PI) / 180)), venue: i });
+    pts.push({ lat: lat[i] + (d * Math.sin(a)) / M_PER_DEG, lon: lon[i] + (d * Math.cos(a)) / mPerDegLon(lat[i]), venue: i });
   }
   const dir = path.join(root, 'v-bench');
   fs.mkdirSync(dir, { recursive: true });
@@ -119,14 +120,14 @@ async function worker(): Promise<void> {
     const p = places[(user * 7 + (k % 5)) % places.length];
     const t0 = Date.parse('2024-05-06T08:00:00Z') + k * 3_600_000;
     const dur = (20 + r() * 20) * 60_000;
-    const kx = 111_320 * Math.cos((p.lat * Math.PI) / 180);
+    const kx = mPerDegLon(p.lat);
     const data = [];
     const jump = r() < 0.2 ? Math.floor(r() * 10) : -1;
     for (let i = 0; i < 10; i++) {
       const acc = 10 + r() * 30;
       let dx = (r() - 0.5) * acc, dy = (r() - 0.5) * acc;
       if (i === jump) { dx += 250; dy -= 120; }
-      const s: Record<string, unknown> = { timestamp: iso(t0 + (dur * i) / 9), location: { lat: p.lat + dy / 111_320, long: p.lon + dx / kx, accuracy: acc, speed: 0 } };
+      const s: Record<string, unknown> = { timestamp: iso(t0 + (dur * i) / 9), location: { lat: p.lat + dy / M_PER_DEG, long: p.lon + dx / kx, accuracy: acc, speed: 0 } };
       if (i % 2 === 0) s.wifi_scan = Array.from({ length: 5 }, (_, j) => ({ ssid: `Net${(p.venue + j) % 997}`, bssid: `02:00:${(p.venue % 256).toString(16).padStart(2, '0')}:00:00:${j.toString(16).padStart(2, '0')}`, strength: -55 - 7 * j, age: 1000 }));
       if (k % 3 === 0) s.active_wifi = { ssid: `Café ${p.venue}`, bssid: `02:00:${(p.venue % 256).toString(16).padStart(2, '0')}:00:00:00`, strength: -50 };
       data.push(s);

@@ -10,6 +10,7 @@
 import uWS from 'uWebSockets.js';
 import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
 import { gunzipSync } from 'node:zlib';
+import { stringToSign } from '../src/signing.js';
 
 const APP_KEY = process.env.FLOOR_APP_KEY ?? '';
 const APP_SECRET = process.env.FLOOR_APP_SECRET ?? '';
@@ -75,7 +76,7 @@ app.post('/v1/detect', (res, req) => {
     chunks.push(copy);
     if (!isLast) return;
 
-    const text = `${timestamp}\nPOST\n${pathAndQuery}\n${hash.digest('hex')}`;
+    const text = stringToSign(timestamp, 'POST', pathAndQuery, hash.digest('hex'));
     const want = createHmac('sha256', APP_SECRET).update(text).digest();
     const given = /^[0-9a-f]{64}$/.test(sig) ? Buffer.from(sig, 'hex') : null;
     if (!given || !timingSafeEqual(want, given)) return answer(res, '401 Unauthorized', error('invalid_signature'));

@@ -8,11 +8,12 @@
  * 3. Creates and updates per second through the HTTP API of a real `dwell serve` child process,
  *    signed per contract §1, closed loop, bounded duration.
  */
-import { createHmac, hash } from 'node:crypto';
 import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FenceIndex } from '../src/geofences/index.js';
-import { circle, preparePolygon, M_PER_DEG, type Shape } from '../src/geofences/geometry.js';
+import { circle, preparePolygon, type Shape } from '../src/geofences/geometry.js';
+import { M_PER_DEG } from '../src/geo/distance.js';
+import { bodySha256, signature } from '../src/signing.js';
 import { rng, type Rng } from './lib/rng.js';
 import { closedLoop, type LoadResult } from './lib/load.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
@@ -181,9 +182,9 @@ async function http(): Promise<{ create: Phase; update: Phase }> {
     const send = (path: string, body: unknown): Promise<[number, string]> => {
       const bytes = Buffer.from(JSON.stringify(body));
       const ts = String(Math.floor(Date.now() / 1000));
-      const signature = createHmac('sha256', app.app_secret).update(`${ts}\nPOST\n${path}\n${hash('sha256', bytes)}`).digest('hex');
+      const sig = signature(app.app_secret, ts, 'POST', path, bodySha256(bytes));
       const head = `POST ${path} HTTP/1.1\r\nHost: dwell\r\nContent-Type: application/json\r\nX-App-Key: ${app.app_key}\r\n`
-        + `X-Timestamp: ${ts}\r\nX-Signature: ${signature}\r\nContent-Length: ${bytes.length}\r\n\r\n`;
+        + `X-Timestamp: ${ts}\r\nX-Signature: ${sig}\r\nContent-Length: ${bytes.length}\r\n\r\n`;
       const conn = idle.pop()!; // closedLoop keeps at most CONCURRENCY in flight
       return conn.send(head, bytes).finally(() => idle.push(conn));
     };

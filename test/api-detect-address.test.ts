@@ -9,6 +9,7 @@ import path from 'node:path';
 import { runImport } from '../src/venues/import/build.js';
 import { startDwell, tempDir, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
+import { stampAfter } from './helpers/stamps.js';
 
 const KEYS = ['city', 'country', 'formatted_address', 'formatted_city', 'postal_code', 'state', 'street_address'];
 const HOSPITAL = { lat: 40.7377778, long: -74.0008333 };
@@ -45,7 +46,7 @@ after(async () => {
 /** A 25-minute visit event at `p`, fixes every 5 minutes. */
 function visitAt(p: { lat: number; long: number }, id: string) {
   const data = [0, 5, 10, 15, 20].map((m, i) => ({
-    timestamp: `2024-05-06T12:${String(m + 2).padStart(2, '0')}:00-04:00`,
+    timestamp: stampAfter('2024-05-06T12:00:00-04:00', m + 2),
     location: { lat: p.lat + (i % 3 - 1) * 0.00004, long: p.long + (i % 2) * 0.00004, accuracy: 15, speed: 0 },
   }));
   return { advertising_id: 'ad-addr', events: [{ event_id: id, type: 'visit', start_time: '2024-05-06T12:00:00-04:00', end_time: '2024-05-06T12:25:00-04:00', data }] };

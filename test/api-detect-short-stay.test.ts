@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import { startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
 import { CASINO } from './helpers/requests.js';
+import { sdkStamp } from './helpers/stamps.js';
+import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 
 let dwell: Running;
 let app: TestApp;
@@ -23,11 +25,10 @@ after(async () => {
 });
 
 const T0 = Date.parse('2024-05-06T10:00:00+02:00'); // arrival at the stop
-const stampAt = (ms: number) => new Date(ms + 2 * 3600_000).toISOString().replace('.000Z', '+02:00');
 /** A fix `north`/`east` metres from the Casino square. */
 const fix = (ms: number, north: number, east: number, speed: number) => ({
-  timestamp: stampAt(ms),
-  location: { lat: CASINO.lat + north / 111_320, long: CASINO.long + east / 80_500, accuracy: 12, speed },
+  timestamp: sdkStamp(ms, '+02:00'),
+  location: { lat: CASINO.lat + north / M_PER_DEG, long: CASINO.long + east / mPerDegLon(CASINO.lat), accuracy: 12, speed },
 });
 const min = (m: number) => T0 + m * 60_000;
 

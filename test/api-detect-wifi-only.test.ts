@@ -9,6 +9,8 @@ import fs from 'node:fs';
 import { startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
 import { CASINO, fixes } from './helpers/requests.js';
+import { stampAfter } from './helpers/stamps.js';
+import { haversineM } from '../src/geo/distance.js';
 
 const KNOWN = { ssid: 'Casino-Guest', bssid: 'a4:2b:b0:11:22:33' };
 const UNKNOWN = { ssid: 'nobody-knows', bssid: 'de:ad:be:ef:00:01' };
@@ -26,15 +28,13 @@ after(async () => {
 });
 
 function metres(a: { lat: number; long: number }, b: { lat: number; long: number }) {
-  const k = Math.PI / 180;
-  const x = (b.long - a.long) * k * Math.cos(((a.lat + b.lat) / 2) * k);
-  return Math.hypot(x, (b.lat - a.lat) * k) * 6_371_000;
+  return haversineM(a.lat, a.long, b.lat, b.long);
 }
 
 /** Signals with Wi-Fi only: the joined network and a scan hearing it, every 5 minutes. */
 function wifiOnly(net: { ssid: string; bssid: string }, hour: string) {
   return [0, 5, 10, 15, 20].map((m) => ({
-    timestamp: `${hour}:${String(m + 2).padStart(2, '0')}:00+02:00`,
+    timestamp: stampAfter(`${hour}:00:00+02:00`, m + 2),
     active_wifi: { ...net, strength: -48 },
     wifi_scan: [{ ...net, strength: -48, age: 0 }],
   }));

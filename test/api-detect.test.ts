@@ -7,6 +7,8 @@ import assert from 'node:assert/strict';
 import { startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
 import { CASINO, fixes, visitRequest } from './helpers/requests.js';
+import { stampAfter } from './helpers/stamps.js';
+import { haversineM } from '../src/geo/distance.js';
 
 let dwell: Running;
 let app: TestApp;
@@ -21,9 +23,7 @@ const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
 
 function metres(a: { lat: number; long: number }, b: { lat: number; long: number }) {
-  const k = Math.PI / 180;
-  const x = (b.long - a.long) * k * Math.cos(((a.lat + b.lat) / 2) * k);
-  return Math.hypot(x, (b.lat - a.lat) * k) * 6_371_000;
+  return haversineM(a.lat, a.long, b.lat, b.long);
 }
 
 function checkVenue(v: any) {
@@ -109,7 +109,7 @@ test('unstructured: a stay is reported once confirmed, then again with end_time 
 
   // More of the same stay, then walking away for good.
   const away = [0, 1, 2, 3, 4, 5, 6].map((m) => ({
-    timestamp: `2024-05-07T10:${String(20 + m).padStart(2, '0')}:00+02:00`,
+    timestamp: stampAfter('2024-05-07T10:00:00+02:00', 20 + m),
     location: { lat: CASINO.lat - 0.0015 * (m + 1), long: CASINO.long - 0.0015 * (m + 1), accuracy: 10, speed: 1.4 },
   }));
   const second = await signed(dwell.url, app, '/v1/detect', { ...user, data: [...fixes(CASINO, '2024-05-07T10', [15, 18]), ...away] });

@@ -7,13 +7,14 @@ import assert from 'node:assert/strict';
 import { ADMIN_TOKEN, startDwell, type Running } from './helpers/server.js';
 import { createApp, signed, type TestApp } from './helpers/client.js';
 import { CASINO } from './helpers/requests.js';
+import { stampAfter } from './helpers/stamps.js';
 
 let dwell: Running;
 before(async () => { dwell = await startDwell(); });
 after(() => dwell.stop());
 
 const at = (minute: number, lat: number, long: number, accuracy = 10) => ({
-  timestamp: `2024-06-01T10:${String(minute).padStart(2, '0')}:00+02:00`,
+  timestamp: stampAfter('2024-06-01T10:00:00+02:00', minute),
   location: { lat, long, accuracy, speed: 1 },
 });
 

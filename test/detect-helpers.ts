@@ -9,9 +9,6 @@ import { openUserStore } from '../src/users/store.js';
 
 export const fixture = (rel: string): string => fileURLToPath(new URL(`../../test/fixtures/detect/${rel}`, import.meta.url));
 
-/** A timestamp as SDKs send it: ISO 8601, whole seconds, UTC. */
-export const stamp = (ms: number): string => new Date(ms).toISOString().replace('.000Z', 'Z');
-
 export function tempDir(): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-detect-test-'));
 }

@@ -12,10 +12,12 @@ import { MemoryVenueStore, venueFromRow } from '../src/detect/memory-venues.js';
 import { WEIGHTS } from '../src/detect/rank.js';
 import { indoorShare } from '../src/detect/evidence/indoor.js';
 import type { Signal, StructuredRequest } from '../src/schemas/detect-request.js';
-import { context, stamp } from './detect-helpers.js';
+import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
+import { context } from './detect-helpers.js';
+import { sdkStamp } from './helpers/stamps.js';
 
 const AT = { lat: 40.7536, lon: -73.9832 };
-const M = 111_320, M_LON = M * Math.cos((AT.lat * Math.PI) / 180);
+const M = M_PER_DEG, M_LON = mPerDegLon(AT.lat);
 // A park 12 m north of the stay and a clothing store 12 m south: equally near, equally popular.
 const venues = new MemoryVenueStore([
   { id: 'park', category: 'Park', lat: AT.lat + 12 / M, lon: AT.lon, checkins: 5 },
@@ -28,11 +30,11 @@ function request(user: string, accuracy: number): StructuredRequest {
   const data: Signal[] = [];
   for (let m = 0; m < 20; m += 2) {
     const j = ((m * 7919) % 7) - 3;
-    data.push({ timestamp: stamp(t0 + m * 60_000),
+    data.push({ timestamp: sdkStamp(t0 + m * 60_000),
       location: { lat: AT.lat + j / M, long: AT.lon + j / M_LON, accuracy, speed: 0 } });
   }
   return { advertising_id: user, events: [{ event_id: 'e1', type: 'visit', start_time: data[0].timestamp,
-    end_time: stamp(t0 + 20 * 60_000), data }] };
+    end_time: sdkStamp(t0 + 20 * 60_000), data }] };
 }
 
 /** Probability of each venue for one stay, in a fresh store, with the indoor factor at `weight`. */

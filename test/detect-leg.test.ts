@@ -10,12 +10,13 @@ import { detectStructured } from '../src/detect/index.js';
 import { MemoryVenueStore, venueFromRow } from '../src/detect/memory-venues.js';
 import { fixesOf } from '../src/detect/fixes.js';
 import { LEG, legEnd } from '../src/detect/leg.js';
-import { metres } from '../src/detect/geo.js';
+import { M_PER_DEG, mPerDegLon, metres } from '../src/geo/distance.js';
 import type { Signal, StructuredRequest } from '../src/schemas/detect-request.js';
-import { context, stamp } from './detect-helpers.js';
+import { context } from './detect-helpers.js';
+import { sdkStamp } from './helpers/stamps.js';
 
 const A = { lat: 40.7536, lon: -73.9832 };
-const M = 111_320, M_LON = M * Math.cos((A.lat * Math.PI) / 180);
+const M = M_PER_DEG, M_LON = mPerDegLon(A.lat);
 const at = (northM: number, eastM: number) => ({ lat: A.lat + northM / M, lon: A.lon + eastM / M_LON });
 const T0 = Date.parse('2024-05-08T15:00:00Z');
 
@@ -24,7 +25,7 @@ function walk(startMs: number, jumpAt = -1): Signal[] {
   const out: Signal[] = [];
   for (let k = 1; k <= 9; k++) {
     const s = 40 * k, p = at(k === jumpAt ? 200 : ((k * 37) % 5) - 2, 1.3 * s);
-    out.push({ timestamp: stamp(startMs + s * 1000), location: { lat: p.lat, long: p.lon, accuracy: 10, speed: 1.3 } });
+    out.push({ timestamp: sdkStamp(startMs + s * 1000), location: { lat: p.lat, long: p.lon, accuracy: 10, speed: 1.3 } });
   }
   return out;
 }
@@ -56,12 +57,12 @@ test('a visit followed by a transit is placed at the door the transit left by', 
   const stay: Signal[] = [];
   for (let m = 0; m < 30; m += 3) {
     const p = at(24 + ((m * 7) % 5) - 2, ((m * 11) % 7) - 3);
-    stay.push({ timestamp: stamp(T0 + m * 60_000), location: { lat: p.lat, long: p.lon, accuracy: 35, speed: 0 } });
+    stay.push({ timestamp: sdkStamp(T0 + m * 60_000), location: { lat: p.lat, long: p.lon, accuracy: 35, speed: 0 } });
   }
   const leave = T0 + 30 * 60_000;
   const body: StructuredRequest = { advertising_id: 'leg-user', events: [
-    { event_id: 'v', type: 'visit', start_time: stamp(T0), end_time: stamp(leave), data: stay },
-    { event_id: 't', type: 'transit', start_time: stamp(leave), end_time: stamp(leave + 6 * 60_000), data: walk(leave) },
+    { event_id: 'v', type: 'visit', start_time: sdkStamp(T0), end_time: sdkStamp(leave), data: stay },
+    { event_id: 't', type: 'transit', start_time: sdkStamp(leave), end_time: sdkStamp(leave + 6 * 60_000), data: walk(leave) },
   ] };
   const rank = (on: number) => {
     const ctx = { ...context('monaco-venues-cut.jsonl'), venues };

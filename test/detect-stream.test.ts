@@ -9,14 +9,15 @@ import fs from 'node:fs';
 import { detectUnstructured } from '../src/detect/index.js';
 import { openUserStore } from '../src/users/store.js';
 import type { Signal } from '../src/schemas/detect-request.js';
+import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 import { context } from './detect-helpers.js';
+import { sdkStamp } from './helpers/stamps.js';
 
 const POLPETTA = { lat: 43.7401641, lon: 7.4215278 };
 const T0 = Date.parse('2024-05-06T10:00:00Z'); // arrival
-const iso = (ms: number) => new Date(ms).toISOString().replace('.000Z', '+00:00');
 
 function fix(ms: number, north: number, east: number, speed: number, accuracy = 12): Signal {
-  return { timestamp: iso(ms), location: { lat: POLPETTA.lat + north / 111_320, long: POLPETTA.lon + east / 80_500, accuracy, speed } };
+  return { timestamp: sdkStamp(ms, '+00:00'), location: { lat: POLPETTA.lat + north / M_PER_DEG, long: POLPETTA.lon + east / mPerDegLon(POLPETTA.lat), accuracy, speed } };
 }
 const min = (m: number) => T0 + m * 60_000;
 

@@ -4,7 +4,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { detectStructured } from '../src/detect/index.js';
 import type { StructuredRequest, Signal } from '../src/schemas/detect-request.js';
+import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 import { context } from './detect-helpers.js';
+import { sdkStamp } from './helpers/stamps.js';
 
 // Polpetta, a restaurant of the Monaco fixture, among its neighbours.
 const AT = { lat: 43.7401641, lon: 7.4215278 };
@@ -14,14 +16,14 @@ function fixes(startIso: string, minutes: number, every = 2): Signal[] {
   const out: Signal[] = [];
   for (let m = 0; m < minutes; m += every) {
     const jitter = ((m * 7919) % 11) - 5; // metres, deterministic
-    out.push({ timestamp: new Date(t0 + m * 60_000).toISOString().replace('.000Z', 'Z'),
-      location: { lat: AT.lat + jitter / 111_320, long: AT.lon - jitter / 80_000, accuracy: 12, speed: 0 } });
+    out.push({ timestamp: sdkStamp(t0 + m * 60_000),
+      location: { lat: AT.lat + jitter / M_PER_DEG, long: AT.lon - jitter / mPerDegLon(AT.lat), accuracy: 12, speed: 0 } });
   }
   return out;
 }
 const visit = (id: string, start: string, minutes: number) => {
   const data = fixes(start, minutes);
-  return { event_id: id, type: 'visit' as const, start_time: data[0].timestamp, end_time: new Date(Date.parse(start) + minutes * 60_000).toISOString().replace('.000Z', 'Z'), data };
+  return { event_id: id, type: 'visit' as const, start_time: data[0].timestamp, end_time: sdkStamp(Date.parse(start) + minutes * 60_000), data };
 };
 
 test('a transit event answers as transit, with no place', () => {

@@ -3,16 +3,18 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { evaluate, NO_PRESENCE, type Fix } from '../src/geofences/events.js';
 import { FenceIndex } from '../src/geofences/index.js';
-import { circle, M_PER_DEG } from '../src/geofences/geometry.js';
+import { circle } from '../src/geofences/geometry.js';
+import { M_PER_DEG } from '../src/geo/distance.js';
 import { GeofenceStore } from '../src/geofences/store.js';
 import { geofenceEvents } from '../src/geofences/worker.js';
 import { tempDir } from './helpers/server.js';
+import { stampAfter } from './helpers/stamps.js';
 
 // A 100 m fence at the Place du Casino; fixes walk north from its centre.
 const C = { lat: 43.73976, long: 7.42766 };
 const north = (m: number) => C.lat + m / M_PER_DEG;
 const fix = (minute: number, metres: number, accuracy?: number): Fix => ({
-  timestamp: `2024-05-06T07:${String(minute).padStart(2, '0')}:00+02:00`, lat: north(metres), long: C.long, ...(accuracy !== undefined ? { accuracy } : {}),
+  timestamp: stampAfter('2024-05-06T07:00:00+02:00', minute), lat: north(metres), long: C.long, ...(accuracy !== undefined ? { accuracy } : {}),
 });
 
 function view() {

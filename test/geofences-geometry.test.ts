@@ -1,8 +1,9 @@
 /** Geofence geometry: polygon validation, exact point tests with accuracy, and the index against brute force. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { circle, preparePolygon, shapeOf, M_PER_DEG, type Vertex } from '../src/geofences/geometry.js';
-import { classify, distanceM, haversineM, INSIDE, OUTSIDE, STRADDLE, polygonSignedDistance, lonNear, circleSignedDistance } from '../src/geofences/match.js';
+import { circle, preparePolygon, shapeOf, type Vertex } from '../src/geofences/geometry.js';
+import { M_PER_DEG, haversineM } from '../src/geo/distance.js';
+import { classify, distanceM, INSIDE, OUTSIDE, STRADDLE, polygonSignedDistance, lonNear, circleSignedDistance } from '../src/geofences/match.js';
 import { FenceIndex } from '../src/geofences/index.js';
 import { DwellError } from '../src/errors.js';
 

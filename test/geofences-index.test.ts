@@ -5,7 +5,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { circle, preparePolygon, M_PER_DEG, type Shape } from '../src/geofences/geometry.js';
+import { circle, preparePolygon, type Shape } from '../src/geofences/geometry.js';
+import { M_PER_DEG } from '../src/geo/distance.js';
 import { classify, distanceM, lonNear, OUTSIDE, polygonSignedDistance, circleSignedDistance } from '../src/geofences/match.js';
 import { cosMean, FenceIndex } from '../src/geofences/index.js';
 

@@ -1,7 +1,8 @@
 /** The retry schedule of contract §3 with an injected clock and random source: no sleeping. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_BACKOFF, ceilingMs, nextRetry } from '../src/delivery/backoff.js';
+import { DEFAULT_BACKOFF, nextRetry } from '../src/delivery/backoff.js';
+import { ceilingMs } from '../src/delivery/retry-delay.js';
 
 const H = 3600_000;
 const t0 = Date.UTC(2024, 4, 6, 12);

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
-import { haversineM } from '../src/venues/geo.js';
+import { haversineM } from '../src/geo/distance.js';
 import { runImport } from '../src/venues/import/build.js';
 import { buildIndex, nearIds, openIndex } from '../src/venues/spatial-index.js';
 import { loadStore, openStore, watchStore, type StoreHandle } from '../src/venues/store.js';

@@ -18,8 +18,7 @@ import { openUserStore } from '../src/users/store.js';
 import { deviceIdOf, userOf } from '../src/users/identity.js';
 import { newVersions } from '../src/users/learned-cache.js';
 import { geofenceEvents } from '../src/geofences/worker.js';
-import type { Fix } from '../src/geofences/events.js';
-import type { Signal } from '../src/schemas/detect-request.js';
+import { asFixes } from '../src/geofences/events.js';
 import type { SyncItem, SyncResponse } from '../src/schemas/visit.js';
 import type { DetectOutcome, DetectResult, DetectTask, Tally } from '../src/server/detect-task.js';
 
@@ -53,7 +52,7 @@ function outcome(task: DetectTask): DetectOutcome {
     const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
-    const fixes = () => fixesOf('events' in b ? b.events.flatMap((e) => e.data) : b.data);
+    const fixes = () => asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data);
     const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, userOf(b), fixes, task.now);
     // Presence is kept as long as the user's record (privacy/retention.ts): a change of it touches the record.
     const who = userOf(b);
@@ -79,14 +78,4 @@ function tally(items: SyncItem[]): Tally {
   const t: Tally = { venue: 0, transit: 0, no_venue: 0 };
   for (const { visit } of items) t[visit.place_id ? 'venue' : visit.event_type === 'transit' ? 'transit' : 'no_venue']++;
   return t;
-}
-
-/** Located signals in time order: geofence presence is a walk through the user's positions. */
-function fixesOf(signals: Signal[]): Fix[] {
-  const out: Array<Fix & { t: number }> = [];
-  for (const s of signals) {
-    if (!s.location) continue;
-    out.push({ timestamp: s.timestamp, lat: s.location.lat, long: s.location.long, accuracy: s.location.accuracy, t: Date.parse(s.timestamp) });
-  }
-  return out.sort((a, b) => a.t - b.t);
 }

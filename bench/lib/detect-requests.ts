@@ -4,6 +4,7 @@
  * access points (each venue has its own stable set of access points, as in life).
  */
 import { rng, type Rng } from './rng.js';
+import { M_PER_DEG, mPerDegLon } from '../../src/geo/distance.js';
 
 export interface Place { name: string; lat: number; long: number }
 
@@ -54,8 +55,6 @@ export function isoWithOffset(ms: number, offset: string): string {
   return local.toISOString().slice(0, 19) + offset;
 }
 
-const M_PER_DEG_LAT = 111_320;
-const mPerDegLong = (lat: number) => 111_320 * Math.cos((lat * Math.PI) / 180);
 
 function scanAround(r: Rng, aps: AccessPoint[], count: number) {
   const chosen = new Set<number>();
@@ -101,8 +100,8 @@ export function structuredRequest(seed: number, i: number, opts: RequestOptions 
       const signal: Record<string, unknown> = {
         timestamp: isoWithOffset(t, offset),
         location: {
-          lat: +(place.lat + dy / M_PER_DEG_LAT).toFixed(6),
-          long: +(place.long + dx / mPerDegLong(place.lat)).toFixed(6),
+          lat: +(place.lat + dy / M_PER_DEG).toFixed(6),
+          long: +(place.long + dx / mPerDegLon(place.lat)).toFixed(6),
           accuracy: r.int(5, 40),
           speed: r.chance(0.2) ? -1 : +r.float(0, 0.6).toFixed(2),
           altitude: +r.float(5, 60).toFixed(1),
@@ -124,8 +123,8 @@ export function structuredRequest(seed: number, i: number, opts: RequestOptions 
       return {
         timestamp: isoWithOffset(t, offset),
         location: {
-          lat: +(A.lat + (B.lat - A.lat) * f + (r.gauss() * 10) / M_PER_DEG_LAT).toFixed(6),
-          long: +(A.long + (B.long - A.long) * f + (r.gauss() * 10) / mPerDegLong(A.lat)).toFixed(6),
+          lat: +(A.lat + (B.lat - A.lat) * f + (r.gauss() * 10) / M_PER_DEG).toFixed(6),
+          long: +(A.long + (B.long - A.long) * f + (r.gauss() * 10) / mPerDegLon(A.lat)).toFixed(6),
           accuracy: r.int(4, 15),
           speed: +r.float(1.0, 1.7).toFixed(2),
         },

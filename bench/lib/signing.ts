@@ -1,21 +1,17 @@
 /**
  * Client side of contract §1 for benchmarks: prepared gzip bodies whose SHA-256 is computed once,
- * signed per request with a fresh timestamp. A body is never sent twice within one second, so
+ * signed per request with a fresh timestamp (`signature` of src/signing.ts). A body is never sent twice within one second, so
  * every (timestamp, body) pair, and so every signature, is unique and replay protection holds.
  */
-import { createHash, createHmac } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { bodySha256 } from '../../src/signing.js';
 
 export interface PreparedBody { gz: Buffer; sha256: string; jsonBytes: number }
 
 export function prepareBody(json: unknown): PreparedBody {
   const text = JSON.stringify(json);
   const gz = gzipSync(text);
-  return { gz, sha256: createHash('sha256').update(gz).digest('hex'), jsonBytes: Buffer.byteLength(text) };
-}
-
-export function signature(secret: string, timestamp: string, method: string, pathAndQuery: string, bodySha256: string): string {
-  return createHmac('sha256', secret).update(`${timestamp}\n${method}\n${pathAndQuery}\n${bodySha256}`).digest('hex');
+  return { gz, sha256: bodySha256(gz), jsonBytes: Buffer.byteLength(text) };
 }
 
 /**

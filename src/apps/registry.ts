@@ -4,11 +4,11 @@
  * source of truth and writes go through it first.
  */
 import { randomBytes } from 'node:crypto';
-import { open, type Database, type RootDatabase } from 'lmdb';
-import path from 'node:path';
+import type { Database, RootDatabase } from 'lmdb';
 import { DwellError } from '../errors.js';
 import type { AppRecord, CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
 import { checkDelivery } from './delivery-rules.js';
+import { openAppsDb } from './apps-db.js';
 
 export const DEFAULT_CONFIRM_DWELL_S = 300;
 
@@ -18,8 +18,7 @@ export class AppRegistry {
   private readonly cache = new Map<string, AppRecord>();
 
   constructor(dataDir: string, private readonly opts: { secretGraceS: number; allowPrivate: boolean }) {
-    this.root = open({ path: path.join(dataDir, 'apps.mdb'), compression: false });
-    this.db = this.root.openDB<AppRecord, string>({ name: 'apps' });
+    ({ root: this.root, db: this.db } = openAppsDb(dataDir));
     for (const { key, value } of this.db.getRange()) this.cache.set(key, value);
   }
 

@@ -4,9 +4,9 @@
  * secret applies to the next attempt. Records are kept for at most `ttlMs` to spare a read per
  * delivery under load; anything that gives a trigger up reads afresh.
  */
-import path from 'node:path';
-import { open, type Database, type RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import type { AppRecord } from '../schemas/app.js';
+import { openAppsDb } from '../apps/apps-db.js';
 
 /** `fresh`: skip the cache, for decisions that cannot be undone (giving a trigger up). */
 export type AppLookup = (appKey: string, now: number, fresh?: boolean) => AppRecord | undefined;
@@ -17,8 +17,7 @@ export class AppSettings {
   private readonly cache = new Map<string, { app: AppRecord | undefined; at: number }>();
 
   constructor(dataDir: string, private readonly ttlMs = 250) {
-    this.root = open({ path: path.join(dataDir, 'apps.mdb'), compression: false, readOnly: true });
-    this.db = this.root.openDB<AppRecord, string>({ name: 'apps' });
+    ({ root: this.root, db: this.db } = openAppsDb(dataDir, { readOnly: true }));
   }
 
   /** The app's record as stored now (give or take `ttlMs`), or undefined when there is none. */

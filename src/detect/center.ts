@@ -4,7 +4,7 @@
  * not shrink the error by sqrt(n); the effective count grows with the time span instead.
  */
 import type { Fixes } from './fixes.js';
-import { M_PER_DEG, mPerDegLon } from './geo.js';
+import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
 
 /** Reported accuracy is roughly a 1.5-sigma radius. */
 export const ACC_PER_SIGMA = 1.5;

@@ -4,7 +4,7 @@
  */
 import type { WifiHeard } from './evidence/wifi.js';
 import { allocFixes, type Fixes } from './fixes.js';
-import { M_PER_DEG, mPerDegLon } from './geo.js';
+import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
 import { ACC_PER_SIGMA } from './center.js';
 
 export interface Cluster {

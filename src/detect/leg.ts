@@ -7,7 +7,7 @@
  * at the door of the place reached. A structured request that carries a transit next to a visit
  * gives its visit that second, independent position (assess.ts fuses it with the stay's own).
  */
-import { M_PER_DEG, mPerDegLon } from './geo.js';
+import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
 import type { Fixes } from './fixes.js';
 import { ACC_PER_SIGMA, fuseGated, type Centre } from './center.js';
 

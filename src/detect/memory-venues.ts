@@ -9,7 +9,7 @@ import type { Address } from '../venues/types.js';
 import { UNCOUNTED } from '../venues/types.js';
 import type { Venue, VenueStore } from './venue.js';
 import { KINDS, KIND_RADIUS, kindOfText } from './kinds.js';
-import { M_PER_DEG, metres } from './geo.js';
+import { M_PER_DEG, metres } from '../geo/distance.js';
 
 const CELL = 0.001;
 

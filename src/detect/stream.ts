@@ -8,6 +8,7 @@ import type { Signal } from '../schemas/detect-request.js';
 import type { Fixes } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
 import { parseStamp } from './time.js';
+import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
 import { addFix, addHeard, distanceTo, endOf, newCluster, spacing, startOf, type Cluster } from './cluster.js';
 
 export interface StreamState {
@@ -99,7 +100,7 @@ export function advance(state: StreamState, f: Fixes, signals: readonly Signal[]
       // Two fixes in a row away from the stay: the person has left.
       close(p.t);
       state.p = undefined;
-      const together = Math.hypot((lat - p.lat) * 111_320, (lon - p.lon) * 111_320 * Math.cos((lat * Math.PI) / 180)) <= awayRadius(Math.max(acc, p.acc));
+      const together = Math.hypot((lat - p.lat) * M_PER_DEG, (lon - p.lon) * mPerDegLon(lat)) <= awayRadius(Math.max(acc, p.acc));
       if (together) { open(p.t, p.lat, p.lon, p.acc, p.o, c.l); addFix(state.c!, t, lat, lon, acc); }
       else open(t, lat, lon, acc, parseStamp(sig.timestamp).offsetMin, p.t, sig);
       continue;

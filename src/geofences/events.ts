@@ -10,11 +10,20 @@
  * Fixes no later than the last fix that changed anything are skipped, so a retried or late request
  * neither repeats events nor undoes newer ones.
  */
+import type { Signal } from '../schemas/detect-request.js';
 import type { GeofenceEvent } from '../schemas/visit.js';
+import { stampMs } from '../detect/time.js';
 import type { FenceIndex } from './index.js';
 import { INSIDE, type Class } from './match.js';
 
 export interface Fix { timestamp: string; lat: number; long: number; accuracy?: number }
+
+/** A request's located signals as fixes, in request order: `evaluate` reads their times and orders them. */
+export function asFixes(signals: readonly Signal[]): Fix[] {
+  const out: Fix[] = [];
+  for (const s of signals) if (s.location) out.push({ timestamp: s.timestamp, lat: s.location.lat, long: s.location.long, accuracy: s.location.accuracy });
+  return out;
+}
 
 export interface Presence {
   /** Ids of the fences the user is inside. */
@@ -40,7 +49,7 @@ export function evaluate(view: FenceView, before: Presence, fixes: readonly Fix[
   let last = before.last;
   let changed = false;
   const ordered = fixes
-    .map((f) => ({ f, t: Date.parse(f.timestamp) }))
+    .map((f) => ({ f, t: stampMs(f.timestamp) }))
     .filter((x) => Number.isFinite(x.t) && x.t > before.last)
     .sort((a, b) => a.t - b.t);
   for (const { f, t } of ordered) {

@@ -7,9 +7,8 @@
  * drawing a fence on a web map gets the fence they drew.
  */
 import { invalid } from '../errors.js';
+import { EARTH_RADIUS_M, M_PER_DEG } from '../geo/distance.js';
 
-export const EARTH_RADIUS_M = 6_371_008.8;
-export const M_PER_DEG = (EARTH_RADIUS_M * Math.PI) / 180;
 const RAD = Math.PI / 180;
 
 export interface Vertex { lat: number; long: number }

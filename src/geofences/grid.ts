@@ -26,7 +26,7 @@
 import Flatbush from 'flatbush';
 import { CellTable, EMPTY, END, FIRST, ROW } from './cell-table.js';
 import { searchFlatbush } from './flatbush-search.js';
-import { M_PER_DEG } from './geometry.js';
+import { M_PER_DEG } from '../geo/distance.js';
 import { cosMean, EDGE_EPSILON_M, polygonSignedDistance } from './match.js';
 import { A, B, C, EXPIRES, STRIDE, type Slots } from './slots.js';
 

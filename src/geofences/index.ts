@@ -11,7 +11,8 @@
  * boundary cases and the Flatbush's and buffer's candidates get the exact test here, on the record.
  * Slot data live in typed arrays (slots.ts): a query allocates nothing.
  */
-import { M_PER_DEG, wrapDelta, type Shape } from './geometry.js';
+import { wrapDelta, type Shape } from './geometry.js';
+import { M_PER_DEG } from '../geo/distance.js';
 import { cellSize, GridTier, type Probe } from './grid.js';
 import { cosMean, EDGE_EPSILON_M, INSIDE, lonNear, polygonSignedDistance, STRADDLE } from './match.js';
 import { A, B, C, EXPIRES, Slots, spatialOrder, STRIDE } from './slots.js';

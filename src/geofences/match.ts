@@ -4,7 +4,8 @@
  * straddling the edge. Distances are equirectangular at the mean latitude: within 0.1 % of the
  * sphere at fence scales (≤ 100 km), and no trigonometry beyond one cosine per test.
  */
-import { M_PER_DEG, wrapDelta } from './geometry.js';
+import { wrapDelta } from './geometry.js';
+import { M_PER_DEG } from '../geo/distance.js';
 
 export const INSIDE = 1;
 export const STRADDLE = 0;
@@ -31,13 +32,6 @@ export function distanceM(lat1: number, lon1: number, lat2: number, lon2: number
   const x = wrapDelta(lon2 - lon1) * Math.cos((lat1 + lat2) * 0.5 * RAD);
   const y = lat2 - lat1;
   return Math.sqrt(x * x + y * y) * M_PER_DEG;
-}
-
-/** Great-circle metres, for checking the approximation. */
-export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const s1 = Math.sin(((lat2 - lat1) * RAD) / 2), s2 = Math.sin(((lon2 - lon1) * RAD) / 2);
-  const h = s1 * s1 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * s2 * s2;
-  return 2 * Math.asin(Math.min(1, Math.sqrt(h))) * (M_PER_DEG / RAD);
 }
 
 export function circleSignedDistance(lat: number, lon: number, cLat: number, cLon: number, radius: number): number {

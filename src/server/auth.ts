@@ -29,14 +29,6 @@ export function checkHeaders(h: AuthHeaders, apps: AppRegistry, now = Date.now()
   return app;
 }
 
-export function stringToSign(timestamp: string, method: string, pathAndQuery: string, bodySha256Hex: string): string {
-  return `${timestamp}\n${method.toUpperCase()}\n${pathAndQuery}\n${bodySha256Hex}`;
-}
-
-export function sign(secret: string, text: string): string {
-  return createHmac('sha256', secret).update(text).digest('hex');
-}
-
 /** Constant-time check against every live secret of the app (old ones during rotation grace). */
 export function checkSignature(secrets: string[], text: string, signature: string): void {
   const given = /^[0-9a-f]{64}$/.test(signature) ? Buffer.from(signature, 'hex') : null;

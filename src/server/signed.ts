@@ -11,7 +11,8 @@
 import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { AppRecord } from '../schemas/app.js';
-import { checkHeaders, checkSignature, stringToSign } from './auth.js';
+import { checkHeaders, checkSignature } from './auth.js';
+import { stringToSign } from '../signing.js';
 import { emptyBody, readBody, type RawBody } from './body.js';
 import type { Exchange, Reply } from './reply.js';
 import type { RateLimiter } from './rate-limit.js';

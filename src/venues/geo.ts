@@ -1,17 +1,9 @@
 /** Small geodesy helpers shared by the importers, the index and the store. */
-export const EARTH_RADIUS_M = 6_371_008.8;
-/** Metres per degree along a great circle on the sphere above. */
-export const M_PER_DEG = (Math.PI * EARTH_RADIUS_M) / 180;
+import { M_PER_DEG } from '../geo/distance.js';
+
 const RAD = Math.PI / 180;
 /** Mercator blows up at the poles; venues past this latitude are clamped for indexing only. */
 const MAX_LAT = 89.5;
-
-export function haversineM(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const dLat = (lat2 - lat1) * RAD;
-  const dLon = (lon2 - lon1) * RAD;
-  const a = Math.sin(dLat / 2) ** 2 + Math.cos(lat1 * RAD) * Math.cos(lat2 * RAD) * Math.sin(dLon / 2) ** 2;
-  return 2 * EARTH_RADIUS_M * Math.asin(Math.min(1, Math.sqrt(a)));
-}
 
 /**
  * Mercator y in degree units. The index stores (lon, mercY) because Mercator is conformal:

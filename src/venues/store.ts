@@ -6,7 +6,7 @@ import type Flatbush from 'flatbush';
 import { open as openFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { log } from '../log.js';
-import { haversineM } from './geo.js';
+import { haversineM } from '../geo/distance.js';
 import { openRecords, type Records } from './records.js';
 import { nearIds, openIndex } from './spatial-index.js';
 import { INDEX, RECORDS, readCurrent, readMeta, resolveVersion } from './store-layout.js';

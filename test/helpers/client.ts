@@ -1,6 +1,6 @@
 /** A customer's client: creates apps through the admin API and signs requests per contract §1. */
-import { createHash, createHmac } from 'node:crypto';
 import { gzipSync } from 'node:zlib';
+import { bodySha256, signature } from '../../src/signing.js';
 import { ADMIN_TOKEN } from './server.js';
 
 export interface TestApp { app_key: string; app_secret: string; delivery: Record<string, unknown> }
@@ -27,9 +27,7 @@ export interface SignOptions {
 
 export function signHeaders(app: TestApp, method: string, pathAndQuery: string, bytes: Buffer, opts: SignOptions = {}): Record<string, string> {
   const ts = String(opts.timestamp ?? Math.floor(Date.now() / 1000));
-  const hash = createHash('sha256').update(bytes).digest('hex');
-  const signature = createHmac('sha256', opts.secret ?? app.app_secret).update(`${ts}\n${method}\n${pathAndQuery}\n${hash}`).digest('hex');
-  return { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature };
+  return { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature(opts.secret ?? app.app_secret, ts, method, pathAndQuery, bodySha256(bytes)) };
 }
 
 /** Sends a signed request; answers status, parsed body and headers. */

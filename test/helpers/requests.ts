@@ -2,13 +2,14 @@
  * Detection requests for tests, near real venues of the bundled Monaco store (OpenStreetMap).
  * Times are fixed so that answers are comparable across runs.
  */
+import { stampAfter } from './stamps.js';
 
 /** Place du Casino, Monte-Carlo. */
 export const CASINO = { lat: 43.73976, long: 7.42766 };
 
 export function fixes(at: { lat: number; long: number }, start: string, minutes: number[], offset = '+02:00') {
   return minutes.map((m, i) => ({
-    timestamp: `${start}:${String(m).padStart(2, '0')}:00${offset}`,
+    timestamp: stampAfter(`${start}:00:00${offset}`, m),
     location: { lat: at.lat + (i % 3 - 1) * 0.00005, long: at.long + (i % 2) * 0.00005, accuracy: 20, speed: 0.1, altitude: 20 },
   }));
 }

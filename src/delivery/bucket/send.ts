@@ -5,7 +5,7 @@
  */
 import { log } from '../../log.js';
 import type { Outbox } from '../outbox.js';
-import { backoffMs } from './backoff.js';
+import { retryDelayMs } from '../retry-delay.js';
 import type { Batch, EntryKey } from './batch.js';
 import type { ExportEvent } from './events.js';
 import { objectName } from './object-name.js';
@@ -39,7 +39,7 @@ export async function sendBatch(ctx: SendContext, b: Batch, s: BucketSettings): 
   } catch (err) {
     const now = ctx.now();
     const n = (ctx.failures.get(app) ?? 0) + 1;
-    const until = now + backoffMs(n);
+    const until = now + retryDelayMs(n);
     const error = describe(err, s);
     ctx.failures.set(app, n);
     ctx.blocked.set(app, { until, error });

@@ -4,7 +4,7 @@
  * the next visit: a venue gains from every past stay whose centre fits its footprint. Visits to
  * one venue have independent GPS errors, so together they pin it down better than any one.
  */
-import { M_PER_DEG, mPerDegLon } from '../geo.js';
+import { M_PER_DEG, mPerDegLon } from '../../geo/distance.js';
 
 /** How many past stays at a venue double its odds. */
 const PRIOR_VISITS = 0.5;

@@ -4,7 +4,7 @@
  * and the radius of the circle of equal area; open lines give the mean point and the distance
  * to the farthest vertex.
  */
-import { M_PER_DEG } from '../geo.js';
+import { M_PER_DEG } from '../../geo/distance.js';
 
 export interface Ring { lat: number[]; lon: number[]; inner: boolean }
 export interface Shape { lat: number; lon: number; radius: number }
