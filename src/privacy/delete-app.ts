@@ -46,7 +46,7 @@ export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string
   root.transactionSync(() => root.openDB({ name: 'seq' }).removeSync(app));
   out.geofence_presence = await drain(s.presence as Database, [app], [app + '\u0000']);
 
-  for (let n; (n = await s.outbox.index.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
+  for (let n: number; (n = await s.outbox.index.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
   const any = Object.values(out).some((n) => n > 0);
   return known || any ? out : null;
 }
