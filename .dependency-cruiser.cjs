@@ -3,7 +3,7 @@
  * state and core, never back, and never in a circle. `npm run lint:deps` checks it in CI.
  *
  *   shell     src/server/, src/pipeline/, workers/, src/cli*.ts, src/docs/, src/index.ts
- *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/
+ *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/
  *   state     src/users/, src/learned/, src/state/
  *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/signing.ts,
  *             src/config.ts, src/data-dir-lock.ts
@@ -12,10 +12,12 @@
  * reference data every feature reads (the venue store a detection ranks against, the app record
  * whose settings a geofence route or a delivery obeys), and they import no other feature, so
  * the exception cannot close a loop. Every other sideways need is met by moving the shared piece
- * down (the task contract to schemas/, the private-address guard to net/).
+ * down (the task contract to schemas/, the private-address guard to net/). privacy/ is the one
+ * feature that reaches into the others' stores: erasing a user or an app means removing what
+ * every feature kept for them (contract §7); so no feature may import privacy/.
  */
 const SHELL = '^(src/(server|pipeline|docs)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
-const FEATURES = '^src/(detect|geofences|delivery|venues|apps)/';
+const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy)/';
 const STATE = '^src/(users|learned|state)/';
 const CORE = '^src/((schemas|http|net|geo|time)/|(errors|log|config|data-dir-lock|signing)\\.ts$)';
 
@@ -55,6 +57,13 @@ module.exports = {
       comment: 'venues/ and apps/ are reference data every feature reads; other features stay apart.',
       from: { path: '^src/(detect|geofences|delivery|venues|apps)/' },
       to: { path: '^src/(detect|geofences|delivery)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'no-feature-imports-privacy',
+      severity: 'error',
+      comment: 'privacy/ imports the other features\' stores to erase across them, so none of them imports it.',
+      from: { path: '^src/(detect|geofences|delivery|venues|apps)/' },
+      to: { path: '^src/privacy/' },
     },
     {
       name: 'reference-data-imports-no-feature',

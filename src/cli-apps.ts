@@ -35,8 +35,10 @@ export async function runApps(sub: string, appKey: string | undefined, v: Record
       return call('GET', `/admin/apps/${need()}/deliveries?status=${v.status ?? 'pending'}`);
     case 'replay':
       return call('POST', `/admin/apps/${need()}/deliveries/replay`);
+    case 'delete':
+      return call('DELETE', `/admin/apps/${need()}`);
     default:
-      throw new Error('dwell apps create|show|update|rotate-secret|deliveries|replay');
+      throw new Error('dwell apps create|show|update|rotate-secret|deliveries|replay|delete');
   }
 }
 

@@ -50,6 +50,7 @@ const COMMANDS: Record<string, Command> = {
   'apps rotate-secret': { args: KEY, flags: ADMIN },
   'apps deliveries': { args: KEY, flags: { status: { value: 'pending|dead', doc: 'deliveries: which triggers (default pending)' }, ...ADMIN } },
   'apps replay': { args: KEY, flags: ADMIN },
+  'apps delete': { args: KEY, flags: ADMIN },
 };
 
 const HELP: Flag = { doc: 'this text' };

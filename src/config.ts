@@ -22,6 +22,12 @@ const bool = (raw: string): boolean => {
   throw new Error(`expected true or false, got ${JSON.stringify(raw)}`);
 };
 const str = (raw: string): string => raw;
+/** Days, fractional allowed (0.5 is twelve hours); 0 turns the sweep off. */
+const days = (raw: string): number => {
+  const n = Number(raw);
+  if (raw.trim() === '' || !Number.isFinite(n) || n < 0 || n > 36_500) throw new Error(`expected a number of days from 0 to 36500 (fractions allowed, 0: never), got ${JSON.stringify(raw)}`);
+  return n;
+};
 const dir = (raw: string): string => path.resolve(raw);
 
 const SETTINGS = {
@@ -42,6 +48,8 @@ const SETTINGS = {
   exportMaxBytes: { env: 'DWELL_EXPORT_MAX_BYTES', doc: '... or at this many bytes of JSON lines', parse: int(1024, 1_000_000_000), fallback: () => 5_000_000 },
   exportUploadTimeoutMs: { env: 'DWELL_EXPORT_UPLOAD_TIMEOUT_MS', doc: 'deadline of one bucket upload', parse: int(1000, 600_000), fallback: () => 30_000 },
   secretGraceS: { env: 'DWELL_SECRET_GRACE_S', doc: 'seconds an old app secret keeps working after rotate-secret', parse: int(0, 31_536_000), fallback: () => 86_400 },
+  userRetentionDays: { env: 'DWELL_USER_RETENTION_DAYS', doc: 'a user\'s history, open stay and geofence presence are deleted this long after their last request (fractions allowed; 0: kept until erased)', parse: days, fallback: () => 365 },
+  deadRetentionDays: { env: 'DWELL_DEAD_RETENTION_DAYS', doc: 'dead triggers are deleted this long after they were given up on (fractions allowed; 0: kept until replayed)', parse: days, fallback: () => 30 },
   drainTimeoutMs: { env: 'DWELL_DRAIN_TIMEOUT_MS', doc: 'how long SIGTERM waits for in-flight requests', parse: int(0, 600_000), fallback: () => 10_000 },
   storePollMs: { env: 'DWELL_STORE_POLL_MS', doc: 'how often the venue store is checked for a newer import', parse: int(100, 3_600_000), fallback: () => 2_000 },
   logLevel: { env: 'DWELL_LOG_LEVEL', doc: 'debug, info, warn or error', parse: (raw: string) => {

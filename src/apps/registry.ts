@@ -74,6 +74,15 @@ export class AppRegistry {
     return secret;
   }
 
+  /** Forgets the app: its key answers 401 unknown_app from now on. False when there was none. */
+  async delete(appKey: string): Promise<boolean> {
+    if (!this.cache.has(appKey)) return false;
+    this.cache.delete(appKey); // first, so no request is accepted while the record goes
+    await this.db.remove(appKey);
+    await this.root.flushed;
+    return true;
+  }
+
   close(): Promise<void> {
     return this.root.close();
   }

@@ -23,6 +23,8 @@ export interface EntryState {
   /** ms of the last replay of a dead entry: its retry window starts again from here. */
   replayed_at?: number;
   last_error?: string;
+  /** ms when it was given up on (dead): its retention runs from here (privacy/retention.ts). */
+  dead_at?: number;
 }
 
 export interface OutboxEntry extends EntryState, Payload {}

@@ -17,6 +17,7 @@ import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { Trigger } from '../schemas/visit.js';
 import { Leases } from './leases.js';
+import { OutboxIndex, ownerOf } from './outbox-index.js';
 import { migrateGlobalSchedule, state, type EntryKey, type EntryState, type ListedEntry, type OutboxEntry, type Results, type TriggerStatus } from './outbox-state.js';
 
 export type { EntryKey, EntryState, ListedEntry, OutboxEntry, Payload, Results, TriggerStatus } from './outbox-state.js';
@@ -46,6 +47,8 @@ export class Outbox {
   private readonly wakeups = new Set<() => void>();
   /** What this object's claims hold: only the delivery worker's Outbox ever has any. */
   private readonly leases = new Leases();
+  /** Who each trigger is about and when dead ones died: erase, app deletion and retention read it. */
+  readonly index: OutboxIndex;
 
   constructor(dataDir: string) {
     this.root = open({ path: path.join(dataDir, 'outbox.mdb'), compression: false });
@@ -53,6 +56,7 @@ export class Outbox {
     this.bodies = this.root.openDB<Buffer, Key>({ name: 'bodies', encoding: 'binary' });
     this.byApp = this.root.openDB<number, AppDueKey>({ name: 'due-by-app' });
     migrateGlobalSchedule(this.root, this.byApp);
+    this.index = new OutboxIndex(this.root, { entries: this.entries, bodies: this.bodies, byApp: this.byApp });
   }
 
   /** Resolves once every trigger is committed to disk: only then may the request be acknowledged. */
@@ -63,6 +67,7 @@ export class Outbox {
         const id = trigger.data.id;
         this.bodies.put([appKey, id], Buffer.from(JSON.stringify(trigger)));
         this.putPending({ id, app_key: appKey, status: 'pending', attempts: 0, next_at: now, created_at: now });
+        this.index.added(appKey, id, ownerOf(trigger));
       }
     });
     // lmdb-js overlaps the disk flush with later commits: a committed write is visible at once
@@ -136,6 +141,7 @@ export class Outbox {
           this.byApp.remove([app_key, claim.next_at, id]);
           this.entries.remove([app_key, id]);
           this.bodies.remove([app_key, id]);
+          this.index.removed(app_key, id);
           continue;
         }
         const cur = this.entries.get([app_key, id]);
@@ -143,6 +149,7 @@ export class Outbox {
         if (cur.status === 'pending') this.unschedule(cur);
         this.entries.remove([app_key, id]);
         this.bodies.remove([app_key, id]);
+        this.index.removed(app_key, id, cur.dead_at);
       }
       for (const k of r.retries ?? []) {
         const claim = this.leases.get(k.app_key, k.id);
@@ -153,7 +160,7 @@ export class Outbox {
       for (const k of r.kills ?? []) {
         const claim = this.leases.get(k.app_key, k.id);
         const attempted = claim ? { attempts: claim.attempts, first_attempt_at: claim.first_attempt_at } : {};
-        this.change(k, (cur) => ({ ...cur, ...attempted, status: 'dead', last_error: k.error }));
+        this.change(k, (cur) => ({ ...cur, ...attempted, status: 'dead', last_error: k.error, dead_at: cur.dead_at ?? Date.now() }));
       }
     });
   }
@@ -232,6 +239,8 @@ export class Outbox {
     if (!cur) return;
     if (cur.status === 'pending') this.unschedule(cur);
     const next = to(cur);
+    if (cur.status === 'dead' && next.status !== 'dead') { this.index.revived(app_key, id, cur.dead_at); delete next.dead_at; }
+    if (next.status === 'dead' && cur.status !== 'dead') this.index.died(app_key, id, next.dead_at!);
     if (next.status === 'pending') this.putPending(next);
     else this.entries.put([app_key, id], next);
   }

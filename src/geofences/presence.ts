@@ -11,7 +11,7 @@ import { NO_PRESENCE, type Evaluation, type Presence } from './events.js';
 
 const dbs = new WeakMap<GeofenceStore, Database<Presence, [string, string]>>();
 
-function presenceDb(store: GeofenceStore): Database<Presence, [string, string]> {
+export function presenceDb(store: GeofenceStore): Database<Presence, [string, string]> {
   let db = dbs.get(store);
   if (!db) dbs.set(store, (db = store.root.openDB<Presence, [string, string]>({ name: 'presence' })));
   return db;

@@ -64,7 +64,7 @@ export function publicGeofence(r: StoredGeofence): GeofenceRecord {
   };
 }
 
-function bound(p: Record<string, string>, app: AppRecord): void {
+export function bound(p: Record<string, string>, app: AppRecord): void {
   if (p.app_key !== app.app_key) {
     throw new DwellError('forbidden', `the app key in the path must be the signing app's (${app.app_key}), got ${JSON.stringify(p.app_key)}`);
   }

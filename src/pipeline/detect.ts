@@ -57,6 +57,9 @@ function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof ope
     const b = valid.body;
     const fixes = () => asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data);
     const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, userOf(b), fixes, task.now);
+    // Presence is kept as long as the user's record (privacy/retention.ts): a change of it touches the record.
+    const who = userOf(b);
+    if (who && geofence_events.length) users.update(task.app.app_key, who, (rec) => ({ record: rec, result: undefined }));
     return {
       ok: true,
       kind: valid.kind,

@@ -24,6 +24,7 @@ import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
 import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
+import { startPrivacy } from '../privacy/service.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -79,7 +80,11 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes(geofences)) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  for (const [method, pattern, h] of adminRoutes) {
+  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, metrics });
+  for (const [method, pattern, h] of privacy.routes) {
+    router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
+  }
+  for (const [method, pattern, h] of [...adminRoutes, ...privacy.adminRoutes]) {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
 
@@ -133,6 +138,7 @@ export async function startServer(config: Config): Promise<Server> {
       stopWatching();
       await replays.close();
       await pool.close();
+      await privacy.close();
       await geofences.close();
       await delivery.close();
       await outbox.close();

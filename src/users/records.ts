@@ -21,6 +21,8 @@ export interface UserRecord {
   /** Per stay in `v`, its two best venues as ranked then: id, probability, id, probability. */
   t?: Array<string | number>;
   s?: StreamState;
+  /** End of the time slot of the latest write, ms: its key in the retention index (privacy/touch.ts). */
+  d?: number;
 }
 
 const MAX_PLACES = 256;

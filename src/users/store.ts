@@ -12,6 +12,7 @@ import { emptyRecord, type UserRecord } from './records.js';
 import { userKey } from './keys.js';
 import { newVersions, type Versions } from '../learned/cache.js';
 import { learnedTables, type ApObservation, type LearnedTables } from '../learned/tables.js';
+import { toucher } from './touch.js';
 
 export interface UserUpdate<T> { record: UserRecord; result: T; learn?: { app: string; aps: ApObservation[] } }
 
@@ -51,6 +52,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   const versions = opts.versions ?? newVersions();
   const learned = learnedTables(root, versions);
   const { teaching, learn } = learned;
+  const touch = toucher(db);
 
   return {
     read: (app, user) => db.get(userKey(app, user)) as UserRecord | undefined,
@@ -61,6 +63,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
         // Decoded afresh on every get (no value cache), so it is ours to change.
         const rec: UserRecord = stored ?? emptyRecord();
         const out = fn(rec);
+        touch(app, user, out.record);
         db.putSync(key, out.record);
         if (out.learn && out.learn.aps.length) learn(out.learn.app, out.learn.aps);
         return out.result;

@@ -1,0 +1,53 @@
+/**
+ * The right of access (contract §7): everything stored for one user in one app, as JSON. Field
+ * names say what each value is; times are ISO 8601. The stored record is shown in full, under
+ * readable names, so nothing held is left out.
+ */
+import type { UserRecord } from '../users/records.js';
+import { userKey } from '../users/keys.js';
+import type { PrivacyStores } from './stores.js';
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+export interface UserExport {
+  user: string;
+  record: Record<string, unknown> | null;
+  geofence_presence: { inside_geofences: string[]; last_change_at: string | null } | null;
+  triggers: Array<Record<string, unknown>>;
+}
+
+export function exportUser(s: PrivacyStores, app: string, user: string): UserExport {
+  const rec = s.users.get(userKey(app, user)) as UserRecord | undefined;
+  const presence = s.presence.get([app, user]);
+  const triggers: Array<Record<string, unknown>> = [];
+  for (const id of s.outbox.index.idsOf(app, user)) {
+    const e = s.outbox.index.entry(app, id);
+    if (e) triggers.push({ ...e.state, trigger: e.trigger });
+  }
+  return {
+    user,
+    record: rec ? recordOut(rec) : null,
+    geofence_presence: presence ? { inside_geofences: presence.inside, last_change_at: presence.last ? iso(presence.last) : null } : null,
+    triggers,
+  };
+}
+
+function recordOut(rec: UserRecord): Record<string, unknown> {
+  const stays = [];
+  const v = rec.v ?? [], t = rec.t ?? [];
+  for (let i = 0; i + 3 < v.length; i += 4) {
+    const k = i; // t holds 4 entries per stay, parallel to v's 4 numbers
+    const best = [[t[k], t[k + 1]], [t[k + 2], t[k + 3]]].filter(([id]) => id).map(([id, p]) => ({ place_id: id, probability: p }));
+    stays.push({ lat: v[i], long: v[i + 1], accuracy_m: v[i + 2], start_time: iso(v[i + 3] * 1000), ranked_places: best });
+  }
+  return {
+    visit_history: Object.entries(rec.h ?? {}).map(([place_id, e]) => ({
+      place_id, first_visit_time: iso(e.f), latest_visit_time: iso(e.l), previous_visit_time: e.p >= 0 ? iso(e.p) : null,
+      visit_count: Math.round(e.n * 1000) / 1000, latest_visit_id: e.i || null,
+    })),
+    counted_visit_ids: rec.r ?? [],
+    past_stays: stays,
+    open_stay: rec.s ?? null,
+    last_written_before: rec.d !== undefined ? iso(rec.d) : null,
+  };
+}

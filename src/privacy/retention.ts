@@ -1,0 +1,151 @@
+/**
+ * Retention (contract §7): users untouched for DWELL_USER_RETENTION_DAYS and dead triggers
+ * DWELL_DEAD_RETENTION_DAYS after they died are deleted. Incremental: each tick removes bounded
+ * batches for at most a few milliseconds of the event loop, reading only what is due from time
+ * indexes (touch.ts's ['ut', until, app, user] and the outbox's dead-by-time), so its cost follows
+ * what it removes, not the store's size. Its state is those indexes and two cursors in the users
+ * environment: a restart carries on where it stopped.
+ *
+ * Geofence presence goes with its user's record: a request whose fixes enter or leave a fence
+ * writes the user's record too (workers/detect.ts), so presence never outlives it. Records written
+ * before the touch index existed get a key as of now, by a walk with a persisted cursor (their
+ * retention starts the day it reaches them).
+ */
+import { log } from '../log.js';
+import type { Metrics } from '../http/metrics.js';
+import type { UserRecord } from '../users/records.js';
+import { userKey } from '../users/keys.js';
+import type { PrivacyStores } from './stores.js';
+import { touchKey, type TouchKey } from '../users/touch.js';
+
+export interface RetentionOptions {
+  /** 0: users are kept until erased. */
+  userRetentionMs: number;
+  /** 0: dead triggers are kept until replayed or the app is deleted. */
+  deadRetentionMs: number;
+  /** The clock, ms: tests inject one instead of waiting days. */
+  now?: () => number;
+  intervalMs?: number;
+  /** Records read per batch. */
+  batch?: number;
+  /** Longest a tick keeps the event loop, ms. */
+  budgetMs?: number;
+  metrics?: Metrics;
+}
+
+export interface SweepCounts { users: number; geofence_presence: number; dead_triggers: number }
+
+const MAX = '\uffff';
+const BACKFILL = ['meta', 'touch-backfill'];
+
+export class RetentionSweeper {
+  private timer: NodeJS.Timeout | null = null;
+  private running: Promise<unknown> | null = null;
+  private readonly now: () => number;
+  private readonly batch: number;
+  private readonly budgetMs: number;
+  private readonly counter;
+  readonly removed: SweepCounts = { users: 0, geofence_presence: 0, dead_triggers: 0 };
+
+  constructor(private readonly s: PrivacyStores, private readonly opts: RetentionOptions) {
+    this.now = opts.now ?? Date.now;
+    this.batch = opts.batch ?? 500;
+    this.budgetMs = opts.budgetMs ?? 20;
+    this.counter = opts.metrics?.counter('dwell_retention_removed_total', 'records deleted by the retention sweeps, by kind');
+  }
+
+  start(): this {
+    if (this.opts.userRetentionMs <= 0 && this.opts.deadRetentionMs <= 0) return this;
+    this.timer = setInterval(() => void this.tick(), this.opts.intervalMs ?? 1000);
+    this.timer.unref();
+    void this.tick();
+    return this;
+  }
+
+  async stop(): Promise<void> {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+    await this.running?.catch(() => undefined);
+  }
+
+  /** Batches until nothing is due or the tick's budget is spent; answers what it removed. */
+  async sweepOnce(): Promise<SweepCounts> {
+    const out: SweepCounts = { users: 0, geofence_presence: 0, dead_triggers: 0 };
+    const end = performance.now() + this.budgetMs;
+    let more: boolean;
+    do {
+      more = false;
+      const now = this.now();
+      if (this.opts.userRetentionMs > 0) {
+        const cutoff = now - this.opts.userRetentionMs;
+        const users = this.usersDue(cutoff, out);
+        const backfilled = this.backfill(now);
+        more ||= users === this.batch || backfilled === this.batch;
+      }
+      if (this.opts.deadRetentionMs > 0) {
+        const n = await this.s.outbox.index.purgeDead(now - this.opts.deadRetentionMs, this.batch);
+        out.dead_triggers += n;
+        more ||= n === this.batch;
+      }
+    } while (more && performance.now() < end);
+    for (const [kind, n] of Object.entries(out)) if (n > 0) { this.counter?.inc({ kind }, n); this.removed[kind as keyof SweepCounts] += n; }
+    return out;
+  }
+
+  private async tick(): Promise<void> {
+    if (this.running) return;
+    this.running = this.sweepOnce();
+    try {
+      const n = (await this.running) as SweepCounts;
+      if (n.users + n.geofence_presence + n.dead_triggers > 0) log.debug('retention sweep', { ...n });
+    } catch (err) {
+      log.error('retention sweep failed', { error: String((err as Error)?.message ?? err) });
+    } finally {
+      this.running = null;
+    }
+  }
+
+  /** Users whose last write was in a slot ending at or before `cutoff`; answers the keys read. */
+  private usersDue(cutoff: number, out: SweepCounts): number {
+    const { users } = this.s;
+    const keys = [...users.getKeys({ start: ['ut'], end: ['ut', cutoff + 1], limit: this.batch })] as TouchKey[];
+    if (keys.length === 0) return 0;
+    const gone: Array<[string, string]> = [];
+    users.transactionSync(() => {
+      for (const key of keys) {
+        const [, until, app, user] = key;
+        const rec = users.get(userKey(app, user)) as UserRecord | undefined;
+        // Written again since the key was read (a later key exists), or backfilled: see backfill().
+        if (rec && (rec.d === until || rec.d === undefined)) {
+          users.removeSync(userKey(app, user));
+          gone.push([app, user]);
+        }
+        users.removeSync(key);
+      }
+    });
+    out.users += gone.length;
+    if (gone.length) {
+      this.s.geofences.root.transactionSync(() => {
+        for (const k of gone) if (this.s.presence.removeSync(k)) out.geofence_presence++;
+      });
+    }
+    return keys.length;
+  }
+
+  /** Gives records written before the touch index a key as of now, a batch at a time. */
+  private backfill(now: number): number {
+    const { users } = this.s;
+    const from = users.get(BACKFILL) as unknown[] | 'done' | undefined;
+    if (from === 'done') return 0;
+    const range = [...users.getRange({ start: (from ?? ['u']) as string[], end: ['u', MAX], limit: this.batch + 1 })]
+      .filter(({ key }) => !from || JSON.stringify(key) !== JSON.stringify(from)).slice(0, this.batch);
+    users.transactionSync(() => {
+      for (const { key, value } of range) {
+        const [, app, user] = key as [string, string, string];
+        if ((value as UserRecord).d === undefined) users.putSync(touchKey(now, app, user), 1);
+      }
+      users.putSync(BACKFILL, range.length < this.batch ? 'done' : (range[range.length - 1].key as unknown[]));
+    });
+    return range.length;
+  }
+}

@@ -1,0 +1,64 @@
+/**
+ * An erased user's triggers not yet delivered never arrive (contract §7), while another user's
+ * do: the receiver fails at first, so both users' triggers wait in the outbox for a retry; the
+ * erase comes; then the receiver recovers.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ADMIN_TOKEN, startDwell } from './helpers/server.js';
+import { createApp, signed } from './helpers/client.js';
+import { visitRequest } from './helpers/requests.js';
+import { until } from './helpers/until.js';
+
+test('a postback app\'s pending triggers of an erased user never arrive; another user\'s do', async () => {
+  let healthy = false;
+  const arrivals: Array<{ user: string; ok: boolean }> = [];
+  const receiver = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (c) => chunks.push(c));
+    req.on('end', () => {
+      const trigger = JSON.parse(Buffer.concat(chunks).toString());
+      arrivals.push({ user: trigger.data.user_info.device_id, ok: healthy });
+      res.writeHead(healthy ? 200 : 503).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const dwell = await startDwell();
+  try {
+    const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+    const app = await createApp(dwell.url, { method: 'postback', url });
+    for (const user of ['ad-gone', 'ad-kept']) {
+      const r = await signed(dwell.url, app, '/v1/detect', { ...visitRequest(), advertising_id: user, request_id: `req-${user}` });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+    }
+    // Both users' triggers have failed once: they are pending, waiting for their retry.
+    await until('a failed attempt for each user', () => ['ad-gone', 'ad-kept'].every((u) => arrivals.some((a) => a.user === u)));
+    const listed = await signed(dwell.url, app, `/v2/apps/${app.app_key}/users/export?advertising_id=ad-gone`);
+    const held = listed.body.users[0].triggers;
+    assert.ok(held.length >= 1, 'the export lists the pending triggers');
+    assert.equal(held[0].status, 'pending');
+    assert.equal(held[0].trigger.data.user_info.device_id, 'ad-gone');
+
+    const erased = await signed(dwell.url, app, `/v2/apps/${app.app_key}/users/erase`, { advertising_id: 'ad-gone' });
+    assert.equal(erased.status, 200, JSON.stringify(erased.body));
+    assert.equal(erased.body.erased.pending_triggers, held.length);
+    healthy = true;
+
+    await until('the kept user\'s triggers delivered', () => arrivals.some((a) => a.ok && a.user === 'ad-kept'));
+    // Once nothing is pending, nothing more can arrive.
+    await until('an empty outbox', async () => {
+      const r = await fetch(`${dwell.url}/admin/apps/${app.app_key}/deliveries?status=pending`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+      return ((await r.json()) as any).count === 0;
+    });
+    assert.deepEqual(arrivals.filter((a) => a.ok && a.user === 'ad-gone'), [], 'no trigger of the erased user arrived');
+    assert.equal((await signed(dwell.url, app, `/v2/apps/${app.app_key}/users/export?advertising_id=ad-gone`)).body.users[0].triggers.length, 0);
+  } finally {
+    await dwell.stop();
+    receiver.closeAllConnections();
+    await new Promise((r) => receiver.close(r));
+    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
+  }
+});

@@ -1,0 +1,136 @@
+/**
+ * Retention (contract §7) with an injected clock: the sweep module on real LMDB stores in a
+ * temporary data directory, as the server opens them, so no test waits days. And one run of the
+ * real server with a retention of seconds, to show the settings reach the sweep.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { openUserStore } from '../src/users/store.js';
+import { Outbox } from '../src/delivery/outbox.js';
+import { GeofenceStore } from '../src/geofences/store.js';
+import { openPrivacyStores, type PrivacyStores } from '../src/privacy/stores.js';
+import { RetentionSweeper } from '../src/privacy/retention.js';
+import { eraseUsers } from '../src/privacy/erase.js';
+import { DAY_MS, slotFor } from '../src/users/touch.js';
+import { startDwell, tempDir } from './helpers/server.js';
+import { createApp, signed } from './helpers/client.js';
+import { CASINO, fixes } from './helpers/requests.js';
+import { until } from './helpers/until.js';
+
+const trigger = (id: string, device: string) => ({ type: 'visit', data: { id, user_info: { user_id: null, device_id: device, custom_data: null } } }) as never;
+
+type Write = (app: string, user: string) => void;
+
+/** The stores as the server opens them, and a detection worker's user store to write records through. */
+async function withStores(run: (s: PrivacyStores, write: Write) => Promise<void>): Promise<void> {
+  const dataDir = tempDir();
+  const geofences = new GeofenceStore(dataDir), outbox = new Outbox(dataDir);
+  const s = openPrivacyStores(dataDir, geofences, outbox, slotFor(365 * DAY_MS));
+  const users = openUserStore(dataDir, { noSync: true });
+  const write: Write = (app, user) => users.update(app, user, (rec) => {
+    rec.h.venue = { f: 1, l: 1, p: -1, n: 1, i: 'v' };
+    return { record: rec, result: undefined };
+  });
+  try {
+    await run(s, write);
+  } finally {
+    users.close();
+    await s.users.close();
+    await outbox.close();
+    await geofences.close();
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+}
+
+test('users untouched for the retention are deleted with their presence; newer ones stay', async () => {
+  await withStores(async (s, write) => {
+    write('app', 'old');
+    write('app', 'other');
+    s.presence.putSync(['app', 'old'], { inside: ['gf_1'], last: 1 });
+    let now = Date.now() + 364 * DAY_MS;
+    const sweeper = new RetentionSweeper(s, { userRetentionMs: 365 * DAY_MS, deadRetentionMs: 30 * DAY_MS, now: () => now });
+    assert.deepEqual(await sweeper.sweepOnce(), { users: 0, geofence_presence: 0, dead_triggers: 0 }, 'not yet a year');
+    assert.ok(s.users.get(['u', 'app', 'old']));
+
+    now = Date.now() + 367 * DAY_MS;
+    assert.deepEqual(await sweeper.sweepOnce(), { users: 2, geofence_presence: 1, dead_triggers: 0 });
+    assert.equal(s.users.get(['u', 'app', 'old']), undefined);
+    assert.equal(s.presence.get(['app', 'old']), undefined);
+    assert.deepEqual([...s.users.getKeys({ start: ['ut'], end: ['ut\u0000'] })], [], 'no index key left behind');
+  });
+});
+
+test('the sweep goes a bounded batch at a time, and carries on after a restart', async () => {
+  await withStores(async (s, write) => {
+    for (let i = 0; i < 7; i++) write('app', `u${i}`);
+    const later = () => Date.now() + 400 * DAY_MS;
+    const first = new RetentionSweeper(s, { userRetentionMs: 365 * DAY_MS, deadRetentionMs: 0, now: later, batch: 3, budgetMs: 0 });
+    assert.equal((await first.sweepOnce()).users, 3, 'one batch per tick when the budget is spent');
+    // A new sweeper (a restarted server) finds the rest from the stored index alone.
+    const second = new RetentionSweeper(s, { userRetentionMs: 365 * DAY_MS, deadRetentionMs: 0, now: later, batch: 3 });
+    assert.equal((await second.sweepOnce()).users, 4);
+  });
+});
+
+test('records written before the touch index get one as of the sweep, and go a retention later', async () => {
+  await withStores(async (s) => {
+    s.users.putSync(['u', 'app', 'legacy'], { h: {}, r: [] });
+    let now = Date.now();
+    const sweeper = new RetentionSweeper(s, { userRetentionMs: 365 * DAY_MS, deadRetentionMs: 0, now: () => now });
+    assert.equal((await sweeper.sweepOnce()).users, 0);
+    now += 366 * DAY_MS;
+    assert.equal((await sweeper.sweepOnce()).users, 1);
+  });
+});
+
+test('dead triggers go the retention after they died; pending ones and erased ones are handled', async () => {
+  await withStores(async (s) => {
+    const { outbox } = s;
+    await outbox.enqueue('app', [trigger('t1', 'ad-1'), trigger('t2', 'ad-2'), trigger('t3', 'ad-3')]);
+    const claimed = outbox.claimDue([['app', 10]], Date.now() + 1);
+    assert.equal(claimed.length, 3);
+    await outbox.settle({ kills: [{ app_key: 'app', id: 't1', error: 'gone' }, { app_key: 'app', id: 't3', error: 'gone' }], retries: [{ app_key: 'app', id: 't2', at: Date.now(), error: 'x' }] });
+    assert.deepEqual(await eraseUsers(s, 'app', ['ad-3']).then((e) => [e.pending_triggers, e.dead_triggers]), [0, 1], 'an erase takes dead triggers too');
+
+    let now = Date.now() + 29 * DAY_MS;
+    const sweeper = new RetentionSweeper(s, { userRetentionMs: 0, deadRetentionMs: 30 * DAY_MS, now: () => now });
+    assert.equal((await sweeper.sweepOnce()).dead_triggers, 0);
+    now = Date.now() + 31 * DAY_MS;
+    assert.equal((await sweeper.sweepOnce()).dead_triggers, 1);
+    assert.deepEqual(outbox.list('app', 'dead'), []);
+    assert.deepEqual(outbox.list('app', 'pending').map((e) => e.id), ['t2'], 'a pending trigger is not the sweep\'s');
+    assert.deepEqual(outbox.index.idsOf('app', 'ad-1'), [], 'its user index went with it');
+  });
+});
+
+test('the server deletes users after DWELL_USER_RETENTION_DAYS, and counts them in /metrics', async () => {
+  // 0.0001 days is 8.6 s; fixes inside the fence are not needed here, a visit writes the record.
+  const dwell = await startDwell({ DWELL_USER_RETENTION_DAYS: '0.0001' });
+  try {
+    const app = await createApp(dwell.url);
+    const r = await signed(dwell.url, app, '/v1/detect', {
+      advertising_id: 'short-lived',
+      events: [{ event_id: 'e', type: 'visit', start_time: '2024-05-06T07:25:00+02:00', end_time: '2024-05-06T07:50:00+02:00', data: fixes(CASINO, '2024-05-06T07', [27, 31, 35, 40, 45]) }],
+    });
+    assert.equal(r.status, 200, JSON.stringify(r.body));
+    const exported = () => signed(dwell.url, app, `/v2/apps/${app.app_key}/users/export?advertising_id=short-lived`);
+    assert.ok((await exported()).body.users[0].record, 'stored at first');
+    await until('the user swept', async () => (await exported()).body.users[0].record === null);
+    const metrics = await (await fetch(dwell.url + '/metrics')).text();
+    assert.match(metrics, /dwell_retention_removed_total\{kind="users"\} 1/);
+  } finally {
+    await dwell.stop();
+    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
+  }
+});
+
+test('retention settings refuse what is not a number of days', async () => {
+  const dataDir = tempDir();
+  try {
+    await assert.rejects(startDwell({ DWELL_DATA_DIR: dataDir, DWELL_USER_RETENTION_DAYS: 'a year' }), /DWELL_USER_RETENTION_DAYS.*expected a number of days/s);
+    await assert.rejects(startDwell({ DWELL_DATA_DIR: dataDir, DWELL_DEAD_RETENTION_DAYS: '-1' }), /DWELL_DEAD_RETENTION_DAYS.*expected a number of days/s);
+  } finally {
+    fs.rmSync(dataDir, { recursive: true, force: true });
+  }
+});
