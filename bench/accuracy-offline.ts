@@ -23,15 +23,7 @@ import { MemoryVenueStore } from '../test/helpers/memory-venues.js';
 import { runImport } from '../src/venues/import/build.js';
 import { loadStore, openStore } from '../src/venues/store.js';
 import type { VenueStore } from '../src/detect/venue.js';
-import { WEIGHTS } from '../src/detect/rank.js';
-import { W_POS } from '../src/detect/assess.js';
-import { SILENCE } from '../src/detect/stream.js';
-import { WIFI_POS } from '../src/detect/evidence/position.js';
-import { LEARNED } from '../src/detect/evidence/learned-priors.js';
-import { FOOTPRINT } from '../src/detect/evidence/footprint.js';
-import { COUNTED } from '../src/detect/evidence/counted-prior.js';
-import { LEG } from '../src/detect/leg.js';
-import { TYPE_PRIORS } from '../src/detect/evidence/type-priors.js';
+import { DEFAULT_PARAMS, withParams, type ParamOverrides } from '../src/detect/params.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
 import { VDSIM } from './lib/vdsim.js';
 
@@ -48,52 +40,32 @@ if (!opts.venues || !opts.requests) {
   console.error('usage: accuracy-offline --venues V.jsonl[.gz] --requests DIR [--results FILE] [--ablate a,b] [--set k=v,...]');
   process.exit(2);
 }
-for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
-  if (f === 'wifiPos') { W_POS.on = 0; continue; }
-  if (f === 'silence') { SILENCE.minMs = Infinity; continue; }
-  if (f === 'footprint') { FOOTPRINT.on = 0; continue; }
-  if (f === 'typePriors') { TYPE_PRIORS.on = 0; continue; }
-  if (f === 'counted') { COUNTED.on = 0; continue; }
-  if (f === 'legs') { LEG.on = 0; continue; }
-  if (f === 'radiusCap') { WEIGHTS.maxRadius = Infinity; continue; }
-  if (!(f in WEIGHTS)) throw new Error(`unknown factor ${f}`);
-  (WEIGHTS as Record<string, number>)[f] = 0;
+/**
+ * The model's parameters for this run, from the flags: a frozen variant of the defaults (nothing
+ * shared is changed). --ablate switches factors off; the other flags set one group's values.
+ */
+function paramsFromFlags() {
+  const o: Record<string, Record<string, number>> = {};
+  const set = (group: string, k: string, v: number) => { (o[group] ??= {})[k] = v; };
+  const ABLATE: Record<string, [string, string, number]> = {
+    wifiPos: ['wifiPos', 'on', 0], silence: ['silence', 'minMs', Infinity], footprint: ['footprint', 'on', 0],
+    typePriors: ['typePriors', 'on', 0], counted: ['counted', 'on', 0], legs: ['leg', 'on', 0], radiusCap: ['weights', 'maxRadius', Infinity],
+  };
+  for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
+    if (ABLATE[f]) { set(...ABLATE[f]); continue; }
+    if (!(f in DEFAULT_PARAMS.weights)) throw new Error(`unknown factor ${f}`);
+    set('weights', f, 0);
+  }
+  const FLAGS: Array<[string, string]> = [['learned', 'learned'], ['footprint', 'footprint'], ['type', 'typePriors'], ['counted', 'counted'], ['pos', 'wifiPos'], ['leg', 'leg'], ['set', 'weights']];
+  for (const [flag, group] of FLAGS) {
+    for (const kv of (opts[flag] ?? '').split(',').filter(Boolean)) {
+      const [k, v] = kv.split('=');
+      set(group, k, Number(v));
+    }
+  }
+  return withParams(DEFAULT_PARAMS, o as ParamOverrides);
 }
-for (const kv of (opts.learned ?? '').split(',').filter(Boolean)) {
-  const [k, v] = kv.split('=');
-  if (!(k in LEARNED)) throw new Error(`unknown learned-prior setting ${k}`);
-  (LEARNED as Record<string, number>)[k] = Number(v);
-}
-for (const kv of (opts.footprint ?? '').split(',').filter(Boolean)) {
-  const [k, v] = kv.split('=');
-  if (!(k in FOOTPRINT)) throw new Error(`unknown footprint setting ${k}`);
-  (FOOTPRINT as Record<string, number>)[k] = Number(v);
-}
-for (const kv of (opts.type ?? '').split(',').filter(Boolean)) {
-  const [k, v] = kv.split('=');
-  if (!(k in TYPE_PRIORS)) throw new Error(`unknown type-prior setting ${k}`);
-  (TYPE_PRIORS as Record<string, number>)[k] = Number(v);
-}
-for (const kv of (opts.counted ?? '').split(',').filter(Boolean)) {
-  const [k, v] = kv.split('=');
-  if (!(k in COUNTED)) throw new Error(`unknown counted-prior setting ${k}`);
-  (COUNTED as Record<string, number>)[k] = Number(v);
-}
-for (const kv of (opts.pos ?? '').split(',').filter(Boolean)) {
-  const [k, v] = kv.split('=');
-  if (!(k in WIFI_POS)) throw new Error(`unknown Wi-Fi positioning setting ${k}`);
-  (WIFI_POS as Record<string, number>)[k] = Number(v);
-}
-for (const kv of (opts.leg ?? '').split(',').filter(Boolean)) {
-  const [k, v] = kv.split('=');
-  if (!(k in LEG)) throw new Error(`unknown leg setting ${k}`);
-  (LEG as Record<string, number>)[k] = Number(v);
-}
-for (const kv of (opts.set ?? '').split(',').filter(Boolean)) {
-  const [k, v] = kv.split('=');
-  if (!(k in WEIGHTS)) throw new Error(`unknown weight ${k}`);
-  (WEIGHTS as Record<string, number>)[k] = Number(v);
-}
+const params = paramsFromFlags();
 
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-acc-'));
 // What ships: the real importer builds the real store. --memory uses the small test store instead.
@@ -112,7 +84,7 @@ if (opts.aps) {
 }
 const results = opts.results ?? path.join(dataDir, 'results.jsonl');
 const out = fs.openSync(results, 'w');
-const ctx: DetectContext = { venues, users, estimateAddress: () => ({}), app: { app_key: 'bench', confirm_dwell_s: 300 }, now: 0 };
+const ctx: DetectContext = { venues, users, estimateAddress: () => ({}), app: { app_key: 'bench', confirm_dwell_s: 300 }, now: 0, params };
 
 const reqFile = path.join(opts.requests, 'requests.jsonl');
 const lines = fs.readFileSync(reqFile, 'utf8').split('\n').filter((l) => l.trim());
@@ -133,7 +105,9 @@ users.close();
 
 const score = JSON.parse(execFileSync('node', [VDSIM, 'score', '--truth', opts.requests, '--results', results], { encoding: 'utf8' }));
 perEvent.sort((a, b) => a - b);
+// Printed as before this setting joined its group: without `on`, which `wifi_pos: 'off'` says.
+const { on: _on, ...wifiPos } = params.wifiPos;
 const q = (p: number) => perEvent.length ? Number(perEvent[Math.floor(p * (perEvent.length - 1))].toFixed(3)) : null;
 console.log(JSON.stringify({ ...score, requests: lines.length, wall_s: Number(wall.toFixed(1)),
-  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: WEIGHTS, wifi_pos: W_POS.on ? WIFI_POS : 'off', learned: LEARNED, footprint: FOOTPRINT, counted: COUNTED, legs: LEG, type_priors: TYPE_PRIORS }));
+  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: params.weights, wifi_pos: params.wifiPos.on ? wifiPos : 'off', learned: params.learned, footprint: params.footprint, counted: params.counted, legs: params.leg, type_priors: params.typePriors }));
 if (!opts.results) fs.rmSync(dataDir, { recursive: true, force: true });

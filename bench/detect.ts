@@ -107,6 +107,7 @@ async function main(): Promise<void> {
 async function worker(): Promise<void> {
   const { detectStructured } = await import('../src/detect/index.js');
   const { assess } = await import('../src/detect/assess.js');
+  const { DEFAULT_PARAMS } = await import('../src/detect/params.js');
   const { fixesOf } = await import('../src/detect/fixes.js');
   const { wifiOf } = await import('../src/detect/evidence/wifi.js');
   const { openUserStore } = await import('../src/users/store.js');
@@ -134,7 +135,7 @@ async function worker(): Promise<void> {
     }
     return { user: `bench-user-${user}`, ev: { event_id: `e${k}`, type: 'visit' as const, start_time: iso(t0), end_time: iso(t0 + dur), data } };
   };
-  const ctx = { venues, users, estimateAddress: () => ({}), app: { app_key: 'bench', confirm_dwell_s: 300 }, now: Date.now() };
+  const ctx = { venues, users, estimateAddress: () => ({}), app: { app_key: 'bench', confirm_dwell_s: 300 }, now: Date.now(), params: DEFAULT_PARAMS };
   const reqTimes: number[] = [], coreTimes: number[] = [];
   let sink = 0;
   const warm = Math.min(5000, Math.floor(events / 4));
@@ -147,7 +148,7 @@ async function worker(): Promise<void> {
     let t = performance.now();
     const f = fixesOf(ev.data as never);
     const start = Date.parse(ev.start_time), end = Date.parse(ev.end_time);
-    const a = assess(venues, users, 'bench', { fixes: f, from: 0, to: f.n, heard: wifiOf(ev.data as never), startMs: start, endMs: end, offsetMin: 0, history });
+    const a = assess(venues, users, 'bench', { fixes: f, from: 0, to: f.n, heard: wifiOf(ev.data as never), startMs: start, endMs: end, offsetMin: 0, history }, DEFAULT_PARAMS);
     const core = performance.now() - t;
     sink += a ? a.ranked.length + a.none : 0;
     t = performance.now();

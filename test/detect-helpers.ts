@@ -3,7 +3,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { DetectContext } from '../src/detect/index.js';
+import { DEFAULT_PARAMS, type DetectContext } from '../src/detect/index.js';
 import { MemoryVenueStore } from './helpers/memory-venues.js';
 import { openUserStore } from '../src/users/store.js';
 
@@ -20,6 +20,7 @@ export function context(venuesFile: string, dataDir = tempDir()): DetectContext 
     estimateAddress: () => ({ city: 'Testville', country: 'US' }),
     app: { app_key: 'test-app', confirm_dwell_s: 300 },
     now: Date.parse('2024-05-06T12:00:00Z'),
+    params: DEFAULT_PARAMS,
     dataDir,
   };
 }

@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { detectStructured } from '../src/detect/index.js';
 import { MemoryVenueStore, venueFromRow } from './helpers/memory-venues.js';
-import { WEIGHTS } from '../src/detect/rank.js';
+import { DEFAULT_PARAMS, withParams } from '../src/detect/params.js';
 import { indoorShare } from '../src/detect/evidence/indoor.js';
 import type { Signal, StructuredRequest } from '../src/schemas/detect-request.js';
 import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
@@ -39,14 +39,11 @@ function request(user: string, accuracy: number): StructuredRequest {
 
 /** Probability of each venue for one stay, in a fresh store, with the indoor factor at `weight`. */
 function rankedWith(weight: number, accuracy: number): Record<string, number> {
-  const ctx = { ...context('monaco-venues-cut.jsonl'), venues };
-  const saved = WEIGHTS.indoor;
-  WEIGHTS.indoor = weight;
+  const ctx = { ...context('monaco-venues-cut.jsonl'), venues, params: withParams(DEFAULT_PARAMS, { weights: { indoor: weight } }) };
   try {
     const [item] = detectStructured(request(`ad-${weight}-${accuracy}`, accuracy), ctx);
     return Object.fromEntries((item.visit.place?.venues ?? []).map((v) => [v.id, v.probability]));
   } finally {
-    WEIGHTS.indoor = saved;
     ctx.users.close();
     fs.rmSync(ctx.dataDir, { recursive: true, force: true });
   }

@@ -9,7 +9,8 @@ import fs from 'node:fs';
 import { detectStructured } from '../src/detect/index.js';
 import { MemoryVenueStore, venueFromRow } from './helpers/memory-venues.js';
 import { fixesOf } from '../src/detect/fixes.js';
-import { LEG, legEnd } from '../src/detect/leg.js';
+import { legEnd } from '../src/detect/leg.js';
+import { DEFAULT_PARAMS, withParams } from '../src/detect/params.js';
 import { M_PER_DEG, mPerDegLon, metres } from '../src/geo/distance.js';
 import type { Signal, StructuredRequest } from '../src/schemas/detect-request.js';
 import { context } from './detect-helpers.js';
@@ -32,19 +33,19 @@ function walk(startMs: number, jumpAt = -1): Signal[] {
 
 test('a track run back to its start points at the place left, despite a multipath jump', () => {
   const start = walk(T0, 4);
-  const end = legEnd(fixesOf(start), T0, 'after');
+  const end = legEnd(fixesOf(start), T0, 'after', DEFAULT_PARAMS.leg);
   assert.ok(end, 'nine fixes over six minutes make a track');
   const miss = metres(end.lat, end.lon, A.lat, A.lon);
   assert.ok(miss < 4, `the track's start should be within 4 m of the door, was ${miss.toFixed(1)} m`);
-  assert.ok(end.sigma >= LEG.minSigma && end.sigma < 15, `an honest error: ${end.sigma}`);
+  assert.ok(end.sigma >= DEFAULT_PARAMS.leg.minSigma && end.sigma < 15, `an honest error: ${end.sigma}`);
 
   // The same walk seen as the end of a leg: run forward to the moment it ended.
   const last = Date.parse(start[start.length - 1].timestamp);
-  const arrival = legEnd(fixesOf(start), last, 'before');
+  const arrival = legEnd(fixesOf(start), last, 'before', DEFAULT_PARAMS.leg);
   const lastAt = start[start.length - 1].location!;
   assert.ok(arrival && metres(arrival.lat, arrival.lon, lastAt.lat, lastAt.long) < 6, 'the end of a leg is where it stopped');
 
-  assert.equal(legEnd(fixesOf(start.slice(0, 2)), T0, 'after'), null, 'two fixes are no track');
+  assert.equal(legEnd(fixesOf(start.slice(0, 2)), T0, 'after', DEFAULT_PARAMS.leg), null, 'two fixes are no track');
 });
 
 test('a visit followed by a transit is placed at the door the transit left by', () => {
@@ -65,13 +66,11 @@ test('a visit followed by a transit is placed at the door the transit left by', 
     { event_id: 't', type: 'transit', start_time: sdkStamp(leave), end_time: sdkStamp(leave + 6 * 60_000), data: walk(leave) },
   ] };
   const rank = (on: number) => {
-    const ctx = { ...context('monaco-venues-cut.jsonl'), venues };
-    LEG.on = on;
+    const ctx = { ...context('monaco-venues-cut.jsonl'), venues, params: withParams(DEFAULT_PARAMS, { leg: { on } }) };
     try {
       const place = detectStructured(body, ctx)[0].visit.place!;
       return Object.fromEntries(place.venues!.map((v) => [v.id, v.probability]));
     } finally {
-      LEG.on = 1;
       ctx.users.close();
       fs.rmSync(ctx.dataDir, { recursive: true, force: true });
     }

@@ -4,7 +4,7 @@ import type { UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
 import type { Fixes } from './fixes.js';
 import { robustCentre, type Centre } from './center.js';
-import { footprint, rank, WEIGHTS, type GpsMemo, type RankedVenue } from './rank.js';
+import { footprint, rank, type GpsMemo, type RankedVenue } from './rank.js';
 import type { WifiHeard } from './evidence/wifi.js';
 import { hourOfWeek } from '../time/stamp.js';
 import { fuse, teachWeight, wifiCentre } from './evidence/position.js';
@@ -15,6 +15,7 @@ import { kindOf } from './kinds.js';
 import { withLeg, type LegEnd } from './leg.js';
 import { indoorShare } from './evidence/indoor.js';
 import { learnCounted, type ClassSizes } from './evidence/counted-prior.js';
+import type { ModelParams } from './params.js';
 
 export interface Assessment {
   /** The position used: the GPS centre fused with Wi-Fi positioning. */
@@ -48,21 +49,22 @@ export interface AssessInput {
   legs?: readonly LegEnd[];
 }
 
-export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput): Assessment | null {
+export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput, p: ModelParams): Assessment | null {
   const ownCentre = robustCentre(q.fixes, q.from, q.to);
   const heard = q.heard;
-  const places = heard.length && W_POS.on ? users.apPlaces(app, heard.map((h) => h.bssid)) : undefined;
+  const places = heard.length && p.wifiPos.on ? users.apPlaces(app, heard.map((h) => h.bssid)) : undefined;
   let centre: Centre, gpsCentre: Centre;
   if (ownCentre) {
     gpsCentre = ownCentre;
-    if (q.legs) for (const l of q.legs) gpsCentre = withLeg(gpsCentre, l);
-    centre = places ? fuse(gpsCentre, heard, places) : gpsCentre;
+    if (q.legs) for (const l of q.legs) gpsCentre = withLeg(gpsCentre, l, p.leg);
+    centre = places ? fuse(gpsCentre, heard, places, p.wifiPos) : gpsCentre;
   } else {
     // No fix: the networks the app has located place the stay, or nothing does.
-    const wifi = places ? wifiCentre(heard, places) : null;
+    const wifi = places ? wifiCentre(heard, places, p.wifiPos) : null;
     if (!wifi) return null;
     centre = gpsCentre = wifi;
   }
+  const pools = pooling(p.weights.poolScanDbm);
   const pooled = heard.some(pools) ? users.pooledAps(app, heard.map((h) => (pools(h) ? h.bssid : ''))) : undefined;
   // The stay's middle stands for its time: a lunch that starts at 11:50 is still lunch.
   const mid = (q.startMs + q.endMs) / 2;
@@ -71,7 +73,7 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
   const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
     hourOfWeek: how, indoor, heard, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
-  });
+  }, p);
   return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS, indoor, ownFixes: !!ownCentre };
 }
 
@@ -81,29 +83,29 @@ const kinds: number[] = [], probs: number[] = [];
  * footprints of its likely venues' types (footprint.ts) and the share of visits to counted
  * venues (counted-prior.ts; `venues` says how many the store holds).
  */
-export function learnFromStay(a: Assessment, confirmed: boolean, users: UserStore, app: string, venues: ClassSizes): void {
+export function learnFromStay(a: Assessment, confirmed: boolean, users: UserStore, app: string, venues: ClassSizes, p: ModelParams): void {
   if (!confirmed || !a.ownFixes || a.ranked.length === 0) return;
-  learnCounted(app, users, venues, a.ranked);
+  learnCounted(app, users, venues, a.ranked, p.counted);
   const samples: FootprintSample[] = [];
   for (let i = 0; i < a.ranked.length && i < 5; i++) {
     const { venue: v, distance, probability } = a.ranked[i];
-    samples.push({ typeId: v.type_id, probability, distance, radius: learnedRadius(app, users, v.type_id, footprint(v.radius)) });
+    samples.push({ typeId: v.type_id, probability, distance, radius: learnedRadius(app, users, v.type_id, footprint(v.radius, p.weights), p.footprint) });
   }
-  learnFootprints(app, users, a.centre.sigma, samples);
-  if (!WEIGHTS.learnedPriors) return;
+  learnFootprints(app, users, a.centre.sigma, samples, p.footprint);
+  if (!p.weights.learnedPriors) return;
   kinds.length = 0; probs.length = 0;
   for (let i = 0; i < a.ranked.length && i < 5; i++) { kinds.push(kindOf(a.ranked[i].venue)); probs.push(a.ranked[i].probability); }
-  learnPriors(app, users, kinds, probs, a.hourOfWeek, a.dwellS, a.indoor);
+  learnPriors(app, users, kinds, probs, a.hourOfWeek, a.dwellS, a.indoor, p.learned);
   const types: TypeSample[] = [];
   for (let i = 0; i < a.ranked.length && i < 5; i++) types.push({ typeId: a.ranked[i].venue.type_id, kind: kinds[i], probability: probs[i] });
-  learnTypePriors(app, users, types, a.hourOfWeek, a.dwellS, a.indoor);
+  learnTypePriors(app, users, types, a.hourOfWeek, a.dwellS, a.indoor, p.typePriors);
 }
 
 /**
- * Networks whose stays are pooled as one venue's: a joined one, and (when WEIGHTS.poolScanDbm is
+ * Networks whose stays are pooled as one venue's: a joined one, and (when `poolScanDbm` is
  * above -100) a scanned one heard so strongly that the phone must be in the same room.
  */
-const pools = (h: WifiHeard): boolean => !!h.bssid && (h.active || h.strength >= WEIGHTS.poolScanDbm);
+const pooling = (poolScanDbm: number) => (h: WifiHeard): boolean => !!h.bssid && (h.active || h.strength >= poolScanDbm);
 
 /**
  * How many of a stay's networks learn their place: the joined ones, then the loudest. Each is an
@@ -119,9 +121,6 @@ function strongest(heard: readonly WifiHeard[], k: number): WifiHeard[] {
   return withId.sort((x, y) => Number(y.active) - Number(x.active) || y.strength - x.strength).slice(0, k);
 }
 
-/** Wi-Fi positioning on or off (the accuracy harness ablates it). */
-export const W_POS = { on: 1 };
-
 /** The signals show a person staying: fixes agree on one place and known speeds are low. */
 export const looksStationary = (c: Centre): boolean =>
   c.inlierShare >= 0.6 && (Number.isNaN(c.medianSpeed) || c.medianSpeed < 1);
@@ -132,8 +131,9 @@ export const looksStationary = (c: Centre): boolean =>
  * taught venue labels: those counts measured as useless once pooling and positioning existed
  * (removed: Monaco m1 +0.3, stream u1 top1 of found +0.7, NYC s1 0.0).
  */
-export function apsToLearn(a: Assessment, confirmed: boolean): ApObservation[] {
+export function apsToLearn(a: Assessment, confirmed: boolean, p: ModelParams): ApObservation[] {
   if (!confirmed || !a.ownFixes) return [];
+  const pools = pooling(p.weights.poolScanDbm);
   const out: ApObservation[] = [];
   // The strongest networks heard learn where they are, from the GPS centre alone.
   for (const h of strongest(a.heard, LEARN_PLACES)) out.push({ bssid: h.bssid, at: [a.gpsCentre.lat, a.gpsCentre.lon, teachWeight(a.gpsCentre, h.strength)] });

@@ -1,7 +1,8 @@
-/** What a detection is handed: the two stores, the address estimate, the app's settings and the time. */
+/** What a detection is handed: the two stores, the address estimate, the app's settings, the time and the model's parameters. */
 import type { AddressParts } from '../schemas/visit.js';
 import type { UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
+import type { ModelParams } from './params.js';
 
 export interface DetectContext {
   venues: VenueStore;
@@ -12,4 +13,6 @@ export interface DetectContext {
   app: { app_key: string; confirm_dwell_s: number };
   /** Server time of receipt, ms since the epoch. */
   now: number;
+  /** The model's parameters (params.ts): DEFAULT_PARAMS, or the accuracy harness's variant. */
+  params: ModelParams;
 }

@@ -6,5 +6,6 @@ export type { DetectContext } from './context.js';
 export { detectStructured } from './structured.js';
 export { detectUnstructured } from './unstructured.js';
 export type { Venue, VenueStore } from './venue.js';
+export { DEFAULT_PARAMS, withParams, type ModelParams } from './params.js';
 export type { UserStore } from '../users/store.js';
 export { openUserStore } from '../users/store.js';

@@ -10,54 +10,34 @@
 import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
 import type { Fixes } from './fixes.js';
 import { ACC_PER_SIGMA, fuseGated, type Centre } from './center.js';
+import type { LegParams } from './params.js';
 
 export interface LegEnd { lat: number; lon: number; sigma: number }
-
-export const LEG = {
-  /** Only this much of the leg next to its end is fitted (s): streets turn, a short track is straight enough. */
-  windowS: 300,
-  /** A track needs this many usable fixes, spread over at least `minSpanS`. */
-  minFixes: 3, minSpanS: 60,
-  /** Fixes coarser than this (m) are network fixes, useless for a track. */
-  maxAccuracy: 150,
-  /** A leg counts for a visit whose bounds are this close (s) to its own. */
-  maxGapS: 600,
-  /** Floor of the end's per-axis error (m): the door is not the point, a track is not a line. */
-  minSigma: 5,
-  /**
-   * Beyond this many sigmas from the stay's centre, the leg is someone else's story (a stop on the
-   * way). 3 → 5 (as positioning's gate), offline top1: NYC s1–s5 +0.04 to +0.13, h2 +0.07,
-   * Monaco m1 +0.09, m2 0.0.
-   */
-  gate: 5,
-  /** 0 turns legs off (the accuracy harness ablates them this way). */
-  on: 1,
-};
 
 /** Fixes fitted at most: those nearest the leg's end. A phone reporting every second would give hundreds. */
 const MAX = 32;
 const xs = new Float64Array(MAX), ys = new Float64Array(MAX), ts = new Float64Array(MAX), ws = new Float64Array(MAX), ss = new Float64Array(MAX);
 
 /**
- * Where the fixes' track stood at `atMs`, fitted to the fixes within LEG.windowS of it on the side
+ * Where the fixes' track stood at `atMs`, fitted to the fixes within leg.windowS of it on the side
  * `side` says ('after': the leg begins at `atMs`; 'before': it ends there). Null when too few
  * usable fixes lie there.
  */
-export function legEnd(f: Fixes, atMs: number, side: 'after' | 'before'): LegEnd | null {
-  if (!LEG.on || f.n === 0) return null;
+export function legEnd(f: Fixes, atMs: number, side: 'after' | 'before', leg: LegParams): LegEnd | null {
+  if (!leg.on || f.n === 0) return null;
   const lat0 = f.lat[0], kx = mPerDegLon(lat0), ky = M_PER_DEG, lon0 = f.lon[0];
   let n = 0, tMin = Infinity, tMax = -Infinity;
   for (let k = 0; k < f.n && n < MAX; k++) {
     const i = side === 'after' ? k : f.n - 1 - k;
     const dt = (f.t[i] - atMs) / 1000;
-    if (side === 'after' ? dt < -1 || dt > LEG.windowS : dt > 1 || dt < -LEG.windowS) continue;
-    if (!(f.acc[i] < LEG.maxAccuracy)) continue;
+    if (side === 'after' ? dt < -1 || dt > leg.windowS : dt > 1 || dt < -leg.windowS) continue;
+    if (!(f.acc[i] < leg.maxAccuracy)) continue;
     xs[n] = (f.lon[i] - lon0) * kx; ys[n] = (f.lat[i] - lat0) * ky; ts[n] = dt; ss[n] = f.acc[i] / ACC_PER_SIGMA;
     if (dt < tMin) tMin = dt;
     if (dt > tMax) tMax = dt;
     n++;
   }
-  if (n < LEG.minFixes || tMax - tMin < LEG.minSpanS) return null;
+  if (n < leg.minFixes || tMax - tMin < leg.minSpanS) return null;
   // Start from the pair of fixes whose line leaves the smallest median miss (a multipath jump of
   // hundreds of metres must not tilt the track), then reweight with a Cauchy loss.
   let fit = bestPair(n);
@@ -75,8 +55,8 @@ export function legEnd(f: Fixes, atMs: number, side: 'after' | 'before'): LegEnd
     sw += w; swt += w * ts[i]; swtt += w * ts[i] * ts[i]; used++;
   }
   const det = sw * swtt - swt * swt;
-  if (used < LEG.minFixes || !(det > 0)) return null;
-  const sigma = Math.max(LEG.minSigma, Math.sqrt(swtt / det));
+  if (used < leg.minFixes || !(det > 0)) return null;
+  const sigma = Math.max(leg.minSigma, Math.sqrt(swtt / det));
   return { lat: lat0 + fit[2] / ky, lon: lon0 + fit[0] / kx, sigma };
 }
 
@@ -118,5 +98,5 @@ function bestPair(n: number): Line {
   return best;
 }
 
-/** The stay's centre and a leg's end, by inverse variance, unless they disagree beyond LEG.gate. */
-export const withLeg = (c: Centre, l: LegEnd): Centre => fuseGated(c, l.lat, l.lon, l.sigma * l.sigma, LEG.gate);
+/** The stay's centre and a leg's end, by inverse variance, unless they disagree beyond leg.gate. */
+export const withLeg = (c: Centre, l: LegEnd, leg: LegParams): Centre => fuseGated(c, l.lat, l.lon, l.sigma * l.sigma, leg.gate);

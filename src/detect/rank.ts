@@ -15,29 +15,7 @@ import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 import { learnedRadius, type SparseSync } from './evidence/footprint.js';
 import { countedBonus } from './evidence/counted-prior.js';
 import { typeRefinement } from './evidence/type-priors.js';
-
-/** Factor weights. 0 switches a factor off (the accuracy harness ablates them this way). */
-export const WEIGHTS = {
-  gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, indoor: 1, ssid: 1,
-  pooledAp: 1, poolScanDbm: 0, history: 1,
-  /** Spread (m) within which a past stay counts as the same place as this one (labelScores). */
-  labelSpread: 15,
-  /** The user's past stays here, by the venues they were ranked to (history.ts labelScores). */
-  labels: 1, labelPrior: 0.5,
-  /** Cap on the footprint radius, metres (footprint()). */
-  maxRadius: 60,
-  /**
-   * Search again this far (m) when nothing is near: a stay at a large venue's far side (an
-   * airport's terminals lie hundreds of metres from its point). NYC s1 airports top1 0.25 → 0.83.
-   */
-  wideSearch: 1500,
-  /** Kind × hour and dwell learned online (learned-priors.ts) instead of the hand tables. */
-  learnedPriors: 1,
-  /** Softmax temperature: > 1 flattens over-confident sums of not quite independent factors. */
-  temperature: 1.0,
-  /** Score of "none of these" relative to the candidates' (nats), before the temperature. */
-  none: -3,
-};
+import type { ModelParams, Weights } from './params.js';
 
 export interface RankInput {
   lat: number; lon: number;
@@ -86,25 +64,26 @@ const kindScore = new Float64Array(KIND_COUNT);
  * where the point was placed (the entrance, the main building), so the full disc spreads the
  * likelihood too thin.
  */
-export const footprint = (r: number): number => (r > 0 ? Math.min(r, WEIGHTS.maxRadius) : 15);
+export const footprint = (r: number, w: Weights): number => (r > 0 ? Math.min(r, w.maxRadius) : 15);
 
 /** Search radius: far enough for a large footprint under a poor centre, bounded for speed. */
 export const searchRadius = (sigma: number): number => Math.min(1500, Math.max(150, 4 * sigma + 100));
 
-export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; none: number; gps: GpsMemo } {
+/** Ranks the venues near the stay under the model parameters `p` (params.ts). */
+export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues: RankedVenue[]; none: number; gps: GpsMemo } {
   let cands = store.near(q.lat, q.lon, searchRadius(q.sigma), MAX_CANDIDATES);
-  if (cands.length === 0 && WEIGHTS.wideSearch) cands = store.near(q.lat, q.lon, WEIGHTS.wideSearch, MAX_CANDIDATES);
+  const W = p.weights;
+  if (cands.length === 0 && W.wideSearch) cands = store.near(q.lat, q.lon, W.wideSearch, MAX_CANDIDATES);
   const n = Math.min(cands.length, MAX_CANDIDATES);
   if (n === 0) return { venues: [], none: 1, gps: [] };
-  const pooled = W_pooled(q);
-  for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; poolBest[j] = p ? pooledBest(p) : 0; }
-  const W = WEIGHTS;
+  const pooled = W_pooled(q, W);
+  for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; poolBest[j] = a ? pooledBest(a) : 0; }
   const lp = W.learnedPriors && q.priors ? q.priors : undefined;
   let max = W.none;
   const nStays = W.history || W.labels ? nearbyStays(q.history, q.lat, q.lon, stays, stayIdx) : 0;
   const ssids = W.ssid ? ssidEvidence(q.heard) : [];
   // The same for every counted candidate: worked out once, not per candidate.
-  const counted = q.priors ? countedBonus(q.priors.app, q.priors.sync, store) : 0;
+  const counted = q.priors ? countedBonus(q.priors.app, q.priors.sync, store, p.counted) : 0;
   // 15 kinds against 32 candidates: what the stay says of a kind is worked out once per kind.
   kindScore.fill(NaN);
   const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
@@ -112,17 +91,17 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
     // What this stay alone says of the venue (pooled under joined networks): place, hour, length.
-    const radius = q.priors ? learnedRadius(q.priors.app, q.priors.sync, v.type_id, footprint(v.radius)) : footprint(v.radius);
+    const radius = q.priors ? learnedRadius(q.priors.app, q.priors.sync, v.type_id, footprint(v.radius, W), p.footprint) : footprint(v.radius, W);
     let ofKind = kindScore[kind];
-    if (ofKind !== ofKind) ofKind = kindScore[kind] = kindLog(q, lp, kind);
-    if (lp) ofKind += typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor);
+    if (ofKind !== ofKind) ofKind = kindScore[kind] = kindLog(q, lp, kind, p);
+    if (lp) ofKind += typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor, p.typePriors);
     const own = W.gps * gpsLogLik(distance, q.sigma, radius) + ofKind;
     gpsScore[i] = own;
     let s = own;
     if (W.popularity) s += W.popularity * popularityLog(v.popularity);
     if (v.popularity >= 0) s += counted;
     if (ssids.length) s += W.ssid * ssidLog(ssids, v);
-    for (let j = 0; j < pooled; j++) { const p = q.pooled![j]; if (p) s += W.pooledAp * pooledLog(p, poolBest[j], v.id); }
+    for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; if (a) s += W.pooledAp * pooledLog(a, poolBest[j], v.id); }
     if (nStays && W.history) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);
     if (labelled) s += W.labels * labelScore[i];
     score[i] = s;
@@ -145,13 +124,13 @@ export function rank(store: VenueStore, q: RankInput): { venues: RankedVenue[]; 
 }
 
 /** What the stay says of a kind of place, whatever the venue: its hour of the week, its length, its indoor look. */
-function kindLog(q: RankInput, lp: RankInput['priors'], kind: number): number {
-  const W = WEIGHTS;
+function kindLog(q: RankInput, lp: RankInput['priors'], kind: number, p: ModelParams): number {
+  const W = p.weights, L = p.learned;
   let s = 0;
   if (lp) {
-    if (W.timeOfWeek) s += W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek);
-    if (W.dwell) s += W.dwell * learnedDwellLog(lp.app, lp.sync, kind, q.dwellS);
-    if (W.indoor) s += W.indoor * learnedIndoorLog(lp.app, lp.sync, kind, q.indoor);
+    if (W.timeOfWeek) s += W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek, L);
+    if (W.dwell) s += W.dwell * learnedDwellLog(lp.app, lp.sync, kind, q.dwellS, L);
+    if (W.indoor) s += W.indoor * learnedIndoorLog(lp.app, lp.sync, kind, q.indoor, L);
   } else {
     if (W.timeOfWeek) s += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
     if (W.dwell) s += W.dwell * dwellLog(kind, q.dwellS);
@@ -160,7 +139,7 @@ function kindLog(q: RankInput, lp: RankInput['priors'], kind: number): number {
   return s;
 }
 
-const W_pooled = (q: RankInput): number => (WEIGHTS.pooledAp && q.pooled ? Math.min(q.pooled.length, poolBest.length) : 0);
+const W_pooled = (q: RankInput, W: Weights): number => (W.pooledAp && q.pooled ? Math.min(q.pooled.length, poolBest.length) : 0);
 
 const r2 = (x: number) => Math.round(x * 100) / 100;
 const NO_MEMO: GpsMemo = [];

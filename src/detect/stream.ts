@@ -9,6 +9,7 @@ import type { Fixes } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
 import { parseStamp } from '../time/stamp.js';
 import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
+import type { SilenceParams } from './params.js';
 import { addFix, addHeard, distanceTo, endOf, newCluster, spacing, startOf, type Cluster } from './cluster.js';
 import type { StreamState } from '../users/stored.js';
 
@@ -36,13 +37,8 @@ const awayRadius = (acc: number) => 50 + 1.5 * acc;
  */
 export const MIN_STAY_MS = 3 * 60_000;
 
-/**
- * A silence this long ends a stay even when the next fix is back at the same place: phones keep
- * reporting while they stay, so hours without a fix mean the person left and came back (home,
- * the office the next day), and one stay across them would swallow a visit.
- */
-export const SILENCE = { minMs: 45 * 60_000, spacings: 3 };
-const silenceLimit = (c: Cluster): number => Math.max(SILENCE.minMs, SILENCE.spacings * spacing(c));
+/** A silence this long ends a stay even when the next fix is back at the same place (params.ts `silence`). */
+const silenceLimit = (c: Cluster, s: SilenceParams): number => Math.max(s.minMs, s.spacings * spacing(c));
 
 export function initialState(): StreamState { return { lt: -Infinity, ut: -1 }; }
 
@@ -50,7 +46,7 @@ export function initialState(): StreamState { return { lt: -Infinity, ut: -1 }; 
  * Consumes one request's fixes. Returns the stays that ended (any length) and the state to keep;
  * the caller decides which stays are visits (long enough) and reports them.
  */
-export function advance(state: StreamState, f: Fixes, signals: readonly Signal[]): { state: StreamState; ended: StayReport[] } {
+export function advance(state: StreamState, f: Fixes, signals: readonly Signal[], silence: SilenceParams): { state: StreamState; ended: StayReport[] } {
   const ended: StayReport[] = [];
   const close = (nextT: number) => {
     const c = state.c!;
@@ -76,7 +72,7 @@ export function advance(state: StreamState, f: Fixes, signals: readonly Signal[]
       if (!moving) open(t, lat, lon, acc, parseStamp(sig.timestamp).offsetMin, prevT, sig);
       continue;
     }
-    if (t - c.l > silenceLimit(c)) {
+    if (t - c.l > silenceLimit(c, silence)) {
       close(state.p ? state.p.t : t);
       state.p = undefined;
       if (!moving) open(t, lat, lon, acc, parseStamp(sig.timestamp).offsetMin, prevT, sig);

@@ -9,23 +9,24 @@ import { wifiOf } from './evidence/wifi.js';
 import { parseStamp } from '../time/stamp.js';
 import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
 import { buildVisit, transitVisit, unlocatedVisit, visitId, type StayFacts } from './visit.js';
-import { LEG, legEnd, type LegEnd } from './leg.js';
+import { legEnd, type LegEnd } from './leg.js';
+import type { LegParams } from './params.js';
 import { userOf } from '../users/identity.js';
 
 type Event = StructuredRequest['events'][number];
 
 /** The transits right before and after visit `e` in the request, as the ends of their legs (leg.ts). */
-function legsOf(events: readonly Event[], e: number, startMs: number, endMs: number): LegEnd[] | undefined {
+function legsOf(events: readonly Event[], e: number, startMs: number, endMs: number, leg: LegParams): LegEnd[] | undefined {
   let out: LegEnd[] | undefined;
   const before = events[e - 1], after = events[e + 1];
   if (before?.type === 'transit') {
     const t = parseStamp(before.end_time).ms;
-    const l = Math.abs(startMs - t) <= LEG.maxGapS * 1000 ? legEnd(fixesOf(before.data), t, 'before') : null;
+    const l = Math.abs(startMs - t) <= leg.maxGapS * 1000 ? legEnd(fixesOf(before.data), t, 'before', leg) : null;
     if (l) (out ??= []).push(l);
   }
   if (after?.type === 'transit') {
     const t = parseStamp(after.start_time).ms;
-    const l = Math.abs(t - endMs) <= LEG.maxGapS * 1000 ? legEnd(fixesOf(after.data), t, 'after') : null;
+    const l = Math.abs(t - endMs) <= leg.maxGapS * 1000 ? legEnd(fixesOf(after.data), t, 'after', leg) : null;
     if (l) (out ??= []).push(l);
   }
   return out;
@@ -46,11 +47,11 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
       continue;
     }
     // Before the visit's own fixes: fixesOf reuses one buffer.
-    const legs = legsOf(body.events, e, start.ms, end.ms);
+    const legs = legsOf(body.events, e, start.ms, end.ms, ctx.params.leg);
     const fixes = fixesOf(ev.data);
     const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
       fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
-    });
+    }, ctx.params);
     if (!a) {
       // No fix and no located network: no position to name a place by.
       out.push({ item: { event_id: ev.event_id, visit: unlocatedVisit(id, start.ms, end.ms, start.offsetMin) } });
@@ -59,8 +60,8 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const confirmed = (end.ms - start.ms) / 1000 >= ctx.app.confirm_dwell_s && looksStationary(a.centre);
     const stay: StayFacts = { id, startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, confirmed,
       lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
-    learn.push(...apsToLearn(a, confirmed));
-    learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues);
+    learn.push(...apsToLearn(a, confirmed, ctx.params));
+    learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues, ctx.params);
     out.push({ item: { event_id: ev.event_id, visit: null as never }, stay, a });
   }
   const times = new Map<string, VisitTimes>();

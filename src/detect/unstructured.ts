@@ -20,7 +20,7 @@ import { userOf } from '../users/identity.js';
 export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
   const run = (rec: UserRecord, learn: ApObservation[]): SyncItem[] => {
-    const { state, ended } = advance(streamOf(rec) ?? initialState(), fixesOf(body.data), body.data);
+    const { state, ended } = advance(streamOf(rec) ?? initialState(), fixesOf(body.data), body.data, ctx.params.silence);
     setStream(rec, state);
     const confirmMs = ctx.app.confirm_dwell_s * 1000;
     // Every ended stay is a visit (unconfirmed when short); an app whose dwell is shorter than
@@ -36,7 +36,7 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
       const endMs = r.endMs ?? c.l;
       const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
         fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? stayCentresOf(rec) : undefined, labels: user ? stayLabelsOf(rec) : undefined,
-      });
+      }, ctx.params);
       if (!a) continue;
       // An open stay is reported only once it lasted the dwell; an ended one may be shorter.
       const confirmed = endMs - r.startMs >= confirmMs;
@@ -46,7 +46,7 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
         times = recordPlace(rec, a.ranked[0].venue.id, c.id, r.startMs);
         if (r.endMs !== null && confirmed) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs, a.ranked);
       }
-      if (r.endMs !== null) { learn.push(...apsToLearn(a, confirmed)); learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues); }
+      if (r.endMs !== null) { learn.push(...apsToLearn(a, confirmed, ctx.params)); learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues, ctx.params); }
       const stay = { id: c.id, startMs: r.startMs, endMs: r.endMs, offsetMin: c.o, confirmed,
         lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
       items.push({ visit: buildVisit(stay, a.ranked, times, ctx.estimateAddress) });

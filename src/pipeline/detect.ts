@@ -12,7 +12,7 @@ import { parseJson } from '../http/json-body.js';
 import { validateDetect } from '../schemas/validate-detect.js';
 import { openStore } from '../venues/store.js';
 import { estimateAddress } from '../venues/address.js';
-import { detectStructured, detectUnstructured, type DetectContext } from '../detect/index.js';
+import { DEFAULT_PARAMS, detectStructured, detectUnstructured, type DetectContext } from '../detect/index.js';
 import { openUserStore } from '../users/store.js';
 import { deviceIdOf, userOf } from '../users/identity.js';
 import type { Versions } from '../learned/cache.js';
@@ -52,7 +52,7 @@ function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof ope
     // Waiting for the disk on every request cost two thirds of a worker's time (bench:http).
     if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true, versions })));
     users.fresh();
-    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now };
+    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
     const fixes = () => asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data);

@@ -16,15 +16,7 @@
  * footprints do, so the weight is shared by the workers and survives restarts.
  */
 import { sparseTable, type SparseSync, type SparseTable } from './sparse-table.js';
-
-export const COUNTED = {
-  /** Pseudo-stays the store's own class shares are worth. */
-  priorStays: 20,
-  /** Merge into the shared store after this many stays. */
-  flushEvery: 200,
-  /** 0 switches the factor off (the accuracy harness ablates it this way). */
-  on: 1,
-};
+import type { CountedParams } from '../params.js';
 
 /** Keys of the sparse table: probability mass of confirmed stays on counted / uncounted venues. */
 const K_COUNTED = 0, K_UNCOUNTED = 1;
@@ -36,41 +28,40 @@ export interface ClassSizes { count: number; counted: number }
 const mixed = (s: ClassSizes): boolean => s.counted > 0 && s.counted < s.count;
 
 /** The bonus last worked out per table, with the class sizes it was worked out for (a new import may change them). */
-const bonuses = new WeakMap<SparseTable, { bonus: number; count: number; counted: number }>();
+const bonuses = new WeakMap<SparseTable, { bonus: number; count: number; counted: number; prior: number }>();
 
-function bonusOf(t: SparseTable, s: ClassSizes): number {
+function bonusOf(t: SparseTable, s: ClassSizes, A: number): number {
   const had = bonuses.get(t);
-  if (had && had.count === s.count && had.counted === s.counted) return had.bonus;
+  if (had && had.count === s.count && had.counted === s.counted && had.prior === A) return had.bonus;
   const uncounted = s.count - s.counted;
-  const A = COUNTED.priorStays;
   // π_c ∝ A · N_c / N + mass_c; the prior alone gives a bonus of 0.
   const pc = A * (s.counted / s.count) + t.get(K_COUNTED);
   const pu = A * (uncounted / s.count) + t.get(K_UNCOUNTED);
   const bonus = Math.log(pc / s.counted) - Math.log(pu / uncounted);
-  bonuses.set(t, { bonus, count: s.count, counted: s.counted });
+  bonuses.set(t, { bonus, count: s.count, counted: s.counted, prior: A });
   return bonus;
 }
 
 /** Log prior ratio (nats) of any counted venue against an uncounted one; 0 when off or the store has one class. */
-export function countedBonus(app: string, sync: SparseSync, sizes: ClassSizes): number {
-  if (!COUNTED.on || !mixed(sizes)) return 0;
-  return bonusOf(sparseTable(TABLE, app, sync), sizes);
+export function countedBonus(app: string, sync: SparseSync, sizes: ClassSizes, C: CountedParams): number {
+  if (!C.on || !mixed(sizes)) return 0;
+  return bonusOf(sparseTable(TABLE, app, sync), sizes, C.priorStays);
 }
 
 /** Log prior ratio (nats) of a venue by whether its source counted visits. */
-export function countedLog(app: string, sync: SparseSync, sizes: ClassSizes, popularity: number): number {
-  return popularity < 0 ? 0 : countedBonus(app, sync, sizes);
+export function countedLog(app: string, sync: SparseSync, sizes: ClassSizes, popularity: number, C: CountedParams): number {
+  return popularity < 0 ? 0 : countedBonus(app, sync, sizes, C);
 }
 
 /** A confirmed stay teaches the class masses of its ranked venues (probabilities, "none" left out). */
-export function learnCounted(app: string, sync: SparseSync, sizes: ClassSizes, ranked: ReadonlyArray<{ venue: { popularity: number }; probability: number }>): void {
-  if (!COUNTED.on || !mixed(sizes) || ranked.length === 0) return;
+export function learnCounted(app: string, sync: SparseSync, sizes: ClassSizes, ranked: ReadonlyArray<{ venue: { popularity: number }; probability: number }>, C: CountedParams): void {
+  if (!C.on || !mixed(sizes) || ranked.length === 0) return;
   let c = 0, u = 0;
   for (const r of ranked) { if (r.venue.popularity >= 0) c += r.probability; else u += r.probability; }
   if (!(c + u > 0)) return;
   const t = sparseTable(TABLE, app, sync);
   t.add(K_COUNTED, c / (c + u));
   t.add(K_UNCOUNTED, u / (c + u));
-  t.stayDone(COUNTED.flushEvery);
+  t.stayDone(C.flushEvery);
   bonuses.delete(t);
 }

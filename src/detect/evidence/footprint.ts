@@ -12,16 +12,9 @@
  */
 import { sparseTable, type SparseSync } from './sparse-table.js';
 
-export type { SparseSync } from './sparse-table.js';
+import type { FootprintParams } from '../params.js';
 
-export const FOOTPRINT = {
-  /** Pseudo-stays the store's radius is worth. */
-  priorStays: 10,
-  /** Merge into the shared store after this many stays. */
-  flushEvery: 200,
-  /** 0 keeps the store's (capped) radius: the accuracy harness ablates learning this way. */
-  on: 1,
-};
+export type { SparseSync } from './sparse-table.js';
 
 /** Smallest footprint variance (m²): a point venue still has a door and a counter. */
 const MIN_VAR = 4;
@@ -32,12 +25,12 @@ const CLIP = 9;
 const TABLE = 'footprint';
 
 /** The footprint radius to rank with (the radius of a uniform disc of the learned variance). */
-export function learnedRadius(app: string, sync: SparseSync, typeId: number, priorRadius: number): number {
-  if (!FOOTPRINT.on) return priorRadius;
+export function learnedRadius(app: string, sync: SparseSync, typeId: number, priorRadius: number, fp: FootprintParams): number {
+  if (!fp.on) return priorRadius;
   const t = sparseTable(TABLE, app, sync);
   const w = t.get(2 * typeId);
   if (w === 0) return priorRadius;
-  const B = FOOTPRINT.priorStays;
+  const B = fp.priorStays;
   const v = (t.get(2 * typeId + 1) + B * (priorRadius * priorRadius) / 4) / (w + B);
   return 2 * Math.sqrt(Math.max(MIN_VAR, v));
 }
@@ -45,8 +38,8 @@ export function learnedRadius(app: string, sync: SparseSync, typeId: number, pri
 export interface FootprintSample { typeId: number; probability: number; distance: number; radius: number }
 
 /** A confirmed stay with a centre of per-axis error `sigma` teaches its likely venues' types. */
-export function learnFootprints(app: string, sync: SparseSync, sigma: number, samples: readonly FootprintSample[]): void {
-  if (!FOOTPRINT.on || samples.length === 0) return;
+export function learnFootprints(app: string, sync: SparseSync, sigma: number, samples: readonly FootprintSample[], fp: FootprintParams): void {
+  if (!fp.on || samples.length === 0) return;
   const t = sparseTable(TABLE, app, sync);
   const s2 = sigma * sigma;
   for (const s of samples) {
@@ -56,5 +49,5 @@ export function learnFootprints(app: string, sync: SparseSync, sigma: number, sa
     t.add(2 * s.typeId, s.probability);
     t.add(2 * s.typeId + 1, s.probability * offer);
   }
-  t.stayDone(FOOTPRINT.flushEvery);
+  t.stayDone(fp.flushEvery);
 }

@@ -13,6 +13,7 @@
 import { KIND_COUNT } from '../kinds.js';
 import { dwellLog, timeOfWeekLog } from './priors.js';
 import { HAND_INDOOR, indoorLog } from './indoor.js';
+import type { LearnedParams } from '../params.js';
 
 export const HOURS = 168;
 /** Dwell bins: log2 of minutes, [<2, 2-4, 4-8, …, ≥ 512]. */
@@ -21,13 +22,6 @@ export const DWELL_BINS = 10;
 const INDOOR_OFF = KIND_COUNT * (HOURS + DWELL_BINS);
 export const TABLE_SIZE = INDOOR_OFF + 2 * KIND_COUNT;
 const DWELL_OFF = KIND_COUNT * HOURS;
-
-export const LEARNED = {
-  /** Pseudo-visits per kind that the hand tables are worth. */
-  priorVisits: 40,
-  /** Merge into the shared store after this many stays. */
-  flushEvery: 200,
-};
 
 export const dwellBin = (dwellS: number): number => Math.max(0, Math.min(DWELL_BINS - 1, Math.floor(Math.log2(Math.max(60, dwellS) / 60))));
 const binMid = (b: number): number => 60 * 2 ** (b + 0.5);
@@ -76,33 +70,33 @@ function tables(app: string, sync: PriorSync): AppTables {
 const cell = (t: AppTables, i: number) => t.base[i] + t.pending[i];
 
 /** log P(hour | kind) × 168, learned (the hand table when nothing is learned yet). */
-export function learnedTowLog(app: string, sync: PriorSync, kind: number, hour: number): number {
+export function learnedTowLog(app: string, sync: PriorSync, kind: number, hour: number, L: LearnedParams): number {
   const t = tables(app, sync);
-  const A = LEARNED.priorVisits;
+  const A = L.priorVisits;
   const i = kind * HOURS + hour;
   return Math.log(((cell(t, i) + A * HAND[i]) / (t.kTow[kind] + A)) * HOURS);
 }
 
 /** log p(dwell bin | kind) × bins, learned. */
-export function learnedDwellLog(app: string, sync: PriorSync, kind: number, dwellS: number): number {
+export function learnedDwellLog(app: string, sync: PriorSync, kind: number, dwellS: number, L: LearnedParams): number {
   if (!(dwellS > 0)) return 0;
   const t = tables(app, sync);
-  const A = LEARNED.priorVisits;
+  const A = L.priorVisits;
   const i = DWELL_OFF + kind * DWELL_BINS + dwellBin(dwellS);
   return Math.log(((cell(t, i) + A * HAND[i]) / (t.kDwell[kind] + A)) * DWELL_BINS);
 }
 
 /** log P(the fixes' indoor look | kind), with the kind's indoor share learned. */
-export function learnedIndoorLog(app: string, sync: PriorSync, kind: number, share: number): number {
+export function learnedIndoorLog(app: string, sync: PriorSync, kind: number, share: number, L: LearnedParams): number {
   if (Number.isNaN(share)) return 0;
   const t = tables(app, sync);
-  const A = LEARNED.priorVisits;
+  const A = L.priorVisits;
   const i = INDOOR_OFF + 2 * kind;
   return indoorLog((cell(t, i) + A * HAND_INDOOR[kind]) / (cell(t, i + 1) + A), share);
 }
 
 /** A confirmed stay teaches: its top venues' kinds, weighted by their probability. */
-export function learnPriors(app: string, sync: PriorSync, kinds: readonly number[], probs: readonly number[], hour: number, dwellS: number, indoor: number): void {
+export function learnPriors(app: string, sync: PriorSync, kinds: readonly number[], probs: readonly number[], hour: number, dwellS: number, indoor: number, L: LearnedParams): void {
   const t = tables(app, sync);
   const b = dwellBin(dwellS);
   for (let j = 0; j < kinds.length; j++) {
@@ -118,7 +112,7 @@ export function learnPriors(app: string, sync: PriorSync, kinds: readonly number
     // cells of every kind after each stay cost 10 µs a request (bench/http-task profile).
     t.kTow[k] += p; t.kDwell[k] += p;
   }
-  if (++t.stays >= LEARNED.flushEvery) {
+  if (++t.stays >= L.flushEvery) {
     t.base = sync.mergePriors(app, t.pending);
     t.pending.fill(0);
     t.stays = 0;

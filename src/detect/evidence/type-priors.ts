@@ -14,15 +14,7 @@
 import { sparseTable, type SparseSync } from './sparse-table.js';
 import { dwellBin, DWELL_BINS } from './learned-priors.js';
 import { indoorLog } from './indoor.js';
-
-export const TYPE_PRIORS = {
-  /** Pseudo-stays of the kind's shape that a type's own counts are shrunk towards. */
-  priorStays: 20,
-  /** Weights of the three refinements (0 switches one off; the harness ablates `typePriors`). */
-  hour: 0.6, dwell: 1, indoor: 1,
-  on: 1,
-  flushEvery: 200,
-};
+import type { TypePriorParams } from '../params.js';
 
 const H = 24;
 /** Per row: 24 hours, 10 dwell bins, [indoor mass, known-look mass], total. */
@@ -39,8 +31,7 @@ const typeRow = (typeId: number) => (typeId + KIND_ROWS) * STRIDE;
 const kindRow = (kind: number) => kind * STRIDE;
 
 /** log P_type / P_kind of the stay's hour of day, dwell and indoor look; 0 while the type is untaught. */
-export function typeRefinement(app: string, sync: SparseSync, typeId: number, kind: number, hourOfWeek: number, dwellS: number, indoor: number): number {
-  const P = TYPE_PRIORS;
+export function typeRefinement(app: string, sync: SparseSync, typeId: number, kind: number, hourOfWeek: number, dwellS: number, indoor: number, P: TypePriorParams): number {
   if (!P.on) return 0;
   const t = sparseTable(TABLE, app, sync);
   const tr = typeRow(typeId), nT = t.get(tr + TOT);
@@ -71,8 +62,8 @@ export function typeRefinement(app: string, sync: SparseSync, typeId: number, ki
 export interface TypeSample { typeId: number; kind: number; probability: number }
 
 /** A confirmed stay teaches its likely venues' types and kinds, weighted by their probability. */
-export function learnTypePriors(app: string, sync: SparseSync, samples: readonly TypeSample[], hourOfWeek: number, dwellS: number, indoor: number): void {
-  if (!TYPE_PRIORS.on || samples.length === 0) return;
+export function learnTypePriors(app: string, sync: SparseSync, samples: readonly TypeSample[], hourOfWeek: number, dwellS: number, indoor: number, P: TypePriorParams): void {
+  if (!P.on || samples.length === 0) return;
   const t = sparseTable(TABLE, app, sync);
   const h = hourOfWeek % H, b = H + dwellBin(dwellS);
   for (const x of samples) {
@@ -88,5 +79,5 @@ export function learnTypePriors(app: string, sync: SparseSync, samples: readonly
       t.add(row + TOT, p);
     }
   }
-  t.stayDone(TYPE_PRIORS.flushEvery);
+  t.stayDone(P.flushEvery);
 }
