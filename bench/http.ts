@@ -403,7 +403,6 @@ const range = (s: Spread, f: (n: number) => string) => (s.min === s.max ? f(s.me
 
 function report(runs: ServerRun[]): string {
   const dwell = runs.find((r) => r.server === 'dwell');
-  const floor = runs.find((r) => r.server === 'floor');
   const rows: string[][] = [];
   const figs: Partial<Record<'dwell' | 'floor', PeakFigures>> = {};
   for (const run of runs) {

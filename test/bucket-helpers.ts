@@ -3,13 +3,11 @@
  * loopback port, realistic trigger responses, and reading exported objects back (list, get,
  * gunzip, one JSON trigger a line).
  */
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import S3rver from 's3rver';
 import type { AppRecord, Delivery } from '../src/schemas/app.js';
+import { tempDir } from './helpers/server.js';
 import type { Trigger } from '../src/schemas/visit.js';
 export { until } from './helpers/until.js';
 
@@ -19,7 +17,7 @@ export const S3RVER_KEYS = { accessKeyId: 'S3RVER', secretAccessKey: 'S3RVER' };
 export interface LocalS3 { endpoint: string; port: number; dir: string; client: S3Client; close(): Promise<void> }
 
 export async function startS3(opts: { port?: number; dir?: string; buckets?: string[] } = {}): Promise<LocalS3> {
-  const dir = opts.dir ?? mkdtempSync(path.join(tmpdir(), 'dwell-s3rver-'));
+  const dir = opts.dir ?? tempDir('dwell-s3rver-');
   const server = new S3rver({ port: opts.port ?? 0, address: '127.0.0.1', silent: true, directory: dir });
   const { port } = await server.run();
   const endpoint = `http://127.0.0.1:${port}`;

@@ -9,8 +9,11 @@ import { openUserStore } from '../src/users/store.js';
 
 export const fixture = (rel: string): string => fileURLToPath(new URL(`../../test/fixtures/detect/${rel}`, import.meta.url));
 
+/** A scratch directory, removed when the test file's process exits. */
 export function tempDir(): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-detect-test-'));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-detect-test-'));
+  process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 export function context(venuesFile: string, dataDir = tempDir()): DetectContext & { dataDir: string } {

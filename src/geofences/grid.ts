@@ -87,7 +87,7 @@ export class GridTier {
   private found = new Int32Array(16);
   private polys = new Int32Array(16);
   /** Keeps the loads that fetch polygons' vertices early from being optimised away. */
-  private sink = 0;
+  sink = 0;
   private stack = new Int32Array(256);
 
   /** `slots` (live ones) index into `fences`. */

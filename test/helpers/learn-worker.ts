@@ -18,5 +18,4 @@ function serve(port: NonNullable<typeof parentPort>): void {
   });
 }
 
-// `node --test dist/test/` also runs this file on its own: then there is nothing to do.
-if (parentPort) serve(parentPort);
+serve(parentPort!);

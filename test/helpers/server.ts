@@ -3,7 +3,7 @@
  * would, and talks to it over HTTP. Nothing of ours is mocked.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,8 +22,11 @@ export interface Running {
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
+/** A scratch directory, removed when the test file's process exits (a restarted server may reuse it until then). */
 export function tempDir(prefix = 'dwell-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
+  const dir = mkdtempSync(path.join(tmpdir(), prefix));
+  process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+  return dir;
 }
 
 /** `args` follow `dwell serve` on its command line. */

@@ -6,7 +6,7 @@
 import { log } from '../../log.js';
 import type { Outbox } from '../outbox.js';
 import { retryDelayMs } from '../retry-delay.js';
-import type { Batch, EntryKey } from './batch.js';
+import type { Batch } from './batch.js';
 import type { ExportEvent } from './events.js';
 import { objectName } from './object-name.js';
 import type { BucketSettings, UploaderCache } from './uploader.js';

@@ -6,10 +6,10 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
-import { runImport } from '../src/venues/import/build.js';
-import { startDwell, tempDir, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { stampAfter } from './helpers/stamps.js';
+import { runImport } from '../../src/venues/import/build.js';
+import { startDwell, tempDir, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { stampAfter } from '../helpers/stamps.js';
 
 const KEYS = ['city', 'country', 'formatted_address', 'formatted_city', 'postal_code', 'state', 'street_address'];
 const HOSPITAL = { lat: 40.7377778, long: -74.0008333 };

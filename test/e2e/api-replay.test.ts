@@ -7,9 +7,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { rmSync } from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { startDwell, tempDir } from './helpers/server.js';
-import { createApp, signed, signHeaders } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
+import { startDwell, tempDir } from '../helpers/server.js';
+import { createApp, signed, signHeaders } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
 
 const errorOf = (r: { status: number; body: any }) => [r.status, r.body?.error?.code];
 

@@ -4,10 +4,10 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { CASINO } from './helpers/requests.js';
-import { stampAfter } from './helpers/stamps.js';
+import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { CASINO } from '../helpers/requests.js';
+import { stampAfter } from '../helpers/stamps.js';
 
 let dwell: Running;
 before(async () => { dwell = await startDwell(); });

@@ -6,9 +6,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
+import { startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
 
 let dwell: Running;
 let app: TestApp;

@@ -28,10 +28,10 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import path from 'node:path';
-import { commandsTable, isTemplate, shBlocks, type ReadmeBlock } from './helpers/readme-commands.js';
-import { CLI, ROOT, tempDir } from './helpers/server.js';
-import { Shell } from './helpers/shell.js';
-import { until } from './helpers/until.js';
+import { commandsTable, isTemplate, shBlocks, type ReadmeBlock } from '../helpers/readme-commands.js';
+import { CLI, ROOT, tempDir } from '../helpers/server.js';
+import { Shell } from '../helpers/shell.js';
+import { until } from '../helpers/until.js';
 
 const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const NOT_RUN = new Set(['npm ci', 'npm test']);

@@ -4,11 +4,11 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { CASINO, fixes, visitRequest } from './helpers/requests.js';
-import { stampAfter } from './helpers/stamps.js';
-import { haversineM } from '../src/geo/distance.js';
+import { startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { CASINO, fixes, visitRequest } from '../helpers/requests.js';
+import { stampAfter } from '../helpers/stamps.js';
+import { haversineM } from '../../src/geo/distance.js';
 
 let dwell: Running;
 let app: TestApp;

@@ -8,10 +8,10 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ADMIN_TOKEN, startDwell } from './helpers/server.js';
-import { createApp, signed } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
-import { until } from './helpers/until.js';
+import { ADMIN_TOKEN, startDwell } from '../helpers/server.js';
+import { createApp, signed } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
+import { until } from '../helpers/until.js';
 
 test('a postback app\'s pending triggers of an erased user never arrive; another user\'s do', async () => {
   let healthy = false;

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, CLI, ROOT, startDwell, tempDir } from './helpers/server.js';
+import { ADMIN_TOKEN, CLI, ROOT, startDwell, tempDir } from '../helpers/server.js';
 
 const VENUES = path.join(ROOT, 'test/fixtures/venues/nyc-venues.jsonl');
 

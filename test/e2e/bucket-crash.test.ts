@@ -10,11 +10,11 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
-import { Outbox } from '../src/delivery/outbox.js';
-import { tempDir } from './helpers/server.js';
-import { S3RVER_KEYS, bucketApp, listKeys, readObject, sampleTrigger, startS3, until, type LocalS3 } from './bucket-helpers.js';
+import { Outbox } from '../../src/delivery/outbox.js';
+import { tempDir } from '../helpers/server.js';
+import { S3RVER_KEYS, bucketApp, listKeys, readObject, sampleTrigger, startS3, until, type LocalS3 } from '../bucket-helpers.js';
 
-const HARNESS = fileURLToPath(new URL('./bucket-harness.js', import.meta.url));
+const HARNESS = fileURLToPath(new URL('../bucket-harness.js', import.meta.url));
 let s3: LocalS3;
 before(async () => {
   s3 = await startS3({ buckets: ['crash'] });

@@ -10,12 +10,12 @@ import http from 'node:http';
 import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { buildConnector } from 'undici';
-import { guardConnect } from '../src/net/address-guard.js';
-import { PostbackSender } from '../src/delivery/postback/sender.js';
-import { ADMIN_TOKEN, startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
-import { until } from './helpers/until.js';
+import { guardConnect } from '../../src/net/address-guard.js';
+import { PostbackSender } from '../../src/delivery/postback/sender.js';
+import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
+import { until } from '../helpers/until.js';
 
 /** A receiver on loopback that counts connections as well as requests: "nothing" means neither. */
 let receiver: http.Server;

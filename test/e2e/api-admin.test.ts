@@ -1,9 +1,9 @@
 /** The admin API of contract §6 over HTTP, and the secrecy of secrets. */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startDwell, type Running } from './helpers/server.js';
-import { createApp, signed } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
+import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
 
 let dwell: Running;
 before(async () => {

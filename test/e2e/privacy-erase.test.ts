@@ -6,9 +6,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { CASINO, fixes } from './helpers/requests.js';
+import { startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { CASINO, fixes } from '../helpers/requests.js';
 
 /** A 25-minute structured visit at the casino on 2024-05-<day>, from 07:25+02:00. */
 const casinoVisit = (ids: { advertising_id?: string; user_id?: string }, day: string) => ({

@@ -7,14 +7,14 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
-import { haversineM } from '../src/geo/distance.js';
-import { runImport } from '../src/venues/import/build.js';
-import { buildIndex, nearIds, openIndex } from '../src/venues/spatial-index.js';
-import { loadStore, openStore, watchStore, type StoreHandle } from '../src/venues/store.js';
+import { haversineM } from '../../src/geo/distance.js';
+import { runImport } from '../../src/venues/import/build.js';
+import { buildIndex, nearIds, openIndex } from '../../src/venues/spatial-index.js';
+import { loadStore, openStore, watchStore, type StoreHandle } from '../../src/venues/store.js';
 
-const pbf = fileURLToPath(new URL('../../data/monaco-latest.osm.pbf', import.meta.url));
-const storeModule = new URL('../src/venues/store.js', import.meta.url).href;
-const buildModule = new URL('../src/venues/import/build.js', import.meta.url).href;
+const pbf = fileURLToPath(new URL('../../../data/monaco-latest.osm.pbf', import.meta.url));
+const storeModule = new URL('../../src/venues/store.js', import.meta.url).href;
+const buildModule = new URL('../../src/venues/import/build.js', import.meta.url).href;
 let root: string;
 let first: StoreHandle;
 

@@ -6,9 +6,9 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { startDwell, tempDir, type Running } from './helpers/server.js';
-import { createApp, signed, signHeaders, type TestApp } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
+import { startDwell, tempDir, type Running } from '../helpers/server.js';
+import { createApp, signed, signHeaders, type TestApp } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
 
 let dwell: Running;
 let app: TestApp;

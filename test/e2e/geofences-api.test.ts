@@ -2,8 +2,8 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type SignOptions, type TestApp } from './helpers/client.js';
+import { startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type SignOptions, type TestApp } from '../helpers/client.js';
 
 let dwell: Running;
 let A: TestApp, B: TestApp;

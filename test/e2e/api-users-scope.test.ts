@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { open, type RootDatabaseOptionsWithPath } from 'lmdb';
-import { startDwell, tempDir, type Running } from './helpers/server.js';
-import { createApp, signed } from './helpers/client.js';
-import { CASINO, fixes } from './helpers/requests.js';
+import { startDwell, tempDir, type Running } from '../helpers/server.js';
+import { createApp, signed } from '../helpers/client.js';
+import { CASINO, fixes } from '../helpers/requests.js';
 
 /** A 25-minute structured visit at the casino on 2024-05-<day>, from 07:25+02:00. */
 const casinoVisit = (advertising_id: string, day: string) => ({

@@ -12,12 +12,12 @@ import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, CLI, startDwell, tempDir, type Running } from './helpers/server.js';
-import { createApp, signed } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
-import { Outbox } from '../src/delivery/outbox.js';
-import { EXIT_DATA_DIR_IN_USE, LOCK_FILE } from '../src/data-dir-lock.js';
-import { until } from './helpers/until.js';
+import { ADMIN_TOKEN, CLI, startDwell, tempDir, type Running } from '../helpers/server.js';
+import { createApp, signed } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
+import { Outbox } from '../../src/delivery/outbox.js';
+import { EXIT_DATA_DIR_IN_USE, LOCK_FILE } from '../../src/data-dir-lock.js';
+import { until } from '../helpers/until.js';
 
 
 /** A receiver that holds every request open (no answer) until `open` is set, then answers 200. */

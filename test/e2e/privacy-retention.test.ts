@@ -6,17 +6,17 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { openUserStore } from '../src/users/store.js';
-import { Outbox } from '../src/delivery/outbox.js';
-import { GeofenceStore } from '../src/geofences/store.js';
-import { openPrivacyStores, type PrivacyStores } from '../src/privacy/stores.js';
-import { RetentionSweeper } from '../src/privacy/retention.js';
-import { eraseUsers } from '../src/privacy/erase.js';
-import { DAY_MS, slotFor } from '../src/users/touch.js';
-import { startDwell, tempDir } from './helpers/server.js';
-import { createApp, signed } from './helpers/client.js';
-import { CASINO, fixes } from './helpers/requests.js';
-import { until } from './helpers/until.js';
+import { openUserStore } from '../../src/users/store.js';
+import { Outbox } from '../../src/delivery/outbox.js';
+import { GeofenceStore } from '../../src/geofences/store.js';
+import { openPrivacyStores, type PrivacyStores } from '../../src/privacy/stores.js';
+import { RetentionSweeper } from '../../src/privacy/retention.js';
+import { eraseUsers } from '../../src/privacy/erase.js';
+import { DAY_MS, slotFor } from '../../src/users/touch.js';
+import { startDwell, tempDir } from '../helpers/server.js';
+import { createApp, signed } from '../helpers/client.js';
+import { CASINO, fixes } from '../helpers/requests.js';
+import { until } from '../helpers/until.js';
 
 const trigger = (id: string, device: string) => ({ type: 'visit', data: { id, user_info: { user_id: null, device_id: device, custom_data: null } } }) as never;
 

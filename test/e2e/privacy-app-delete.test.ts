@@ -8,9 +8,9 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { ADMIN_TOKEN, CLI, startDwell } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { CASINO, fixes } from './helpers/requests.js';
+import { ADMIN_TOKEN, CLI, startDwell } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { CASINO, fixes } from '../helpers/requests.js';
 
 const CIRCLE = { lat: CASINO.lat, long: CASINO.long, radius: 150 };
 /** A visit at the casino, inside the fence, hearing a network (so the app learns where it is). */

@@ -5,10 +5,10 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startDwell, type Running } from './helpers/server.js';
-import { createApp, signed } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
-import { OBJECT_NAME, S3RVER_KEYS, listKeys, readObject, startS3, until, type LocalS3 } from './bucket-helpers.js';
+import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
+import { OBJECT_NAME, S3RVER_KEYS, listKeys, readObject, startS3, until, type LocalS3 } from '../bucket-helpers.js';
 
 let s3: LocalS3;
 let dwell: Running;

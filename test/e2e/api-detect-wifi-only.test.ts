@@ -6,11 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { CASINO, fixes } from './helpers/requests.js';
-import { stampAfter } from './helpers/stamps.js';
-import { haversineM } from '../src/geo/distance.js';
+import { startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { CASINO, fixes } from '../helpers/requests.js';
+import { stampAfter } from '../helpers/stamps.js';
+import { haversineM } from '../../src/geo/distance.js';
 
 const KNOWN = { ssid: 'Casino-Guest', bssid: 'a4:2b:b0:11:22:33' };
 const UNKNOWN = { ssid: 'nobody-knows', bssid: 'de:ad:be:ef:00:01' };

@@ -7,10 +7,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startDwell } from './helpers/server.js';
-import { createApp, signed } from './helpers/client.js';
-import { CASINO, fixes } from './helpers/requests.js';
-import { until } from './helpers/until.js';
+import { startDwell } from '../helpers/server.js';
+import { createApp, signed } from '../helpers/client.js';
+import { CASINO, fixes } from '../helpers/requests.js';
+import { until } from '../helpers/until.js';
 
 const SSID = 'PrivateHomeNet-7731', BSSID = 'de:ad:be:ef:77:31';
 const IDS = { advertising_id: 'ad-logcheck-5521', user_id: 'user-logcheck-5521' };

@@ -3,9 +3,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { startDwell } from './helpers/server.js';
-import { createApp, signed, signHeaders } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
+import { startDwell } from '../helpers/server.js';
+import { createApp, signed, signHeaders } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
+import { until } from '../helpers/until.js';
 
 test('healthz, readyz and Prometheus metrics', async () => {
   const dwell = await startDwell();
@@ -43,9 +44,13 @@ test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
     `X-App-Key: ${h['x-app-key']}\r\nX-Timestamp: ${h['x-timestamp']}\r\nX-Signature: ${h['x-signature']}\r\n` +
     `Content-Length: ${bytes.length}\r\n\r\n`);
   socket.write(bytes.subarray(0, 10));
-  await new Promise((r) => setTimeout(r, 200));
+  // The metrics request counts itself: two in flight means the detection's headers are in.
+  await until('the detection in flight', async () => {
+    const m = /^dwell_inflight_requests (\d+)$/m.exec(await (await fetch(dwell.url + '/metrics')).text());
+    return m !== null && Number(m[1]) >= 2;
+  });
   const exited = dwell.stop('SIGTERM');
-  await new Promise((r) => setTimeout(r, 200));
+  await until('the server draining', () => dwell.logs.some((l) => l.includes('"draining"')));
   // While draining, new work is refused: a new connection is not accepted, and a request on a
   // kept-alive one is answered 503.
   await assert.rejects(new Promise((resolve, reject) => {

@@ -6,11 +6,11 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ADMIN_TOKEN, startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { visitRequest } from './helpers/requests.js';
-import { verifyPostback } from '../src/index.js';
-import { until } from './helpers/until.js';
+import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { visitRequest } from '../helpers/requests.js';
+import { verifyPostback } from '../../src/index.js';
+import { until } from '../helpers/until.js';
 
 interface Arrival { path: string; url: string; id: string; body: string; trigger: any; at: number }
 

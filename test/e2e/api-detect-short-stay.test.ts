@@ -6,11 +6,11 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { startDwell, type Running } from './helpers/server.js';
-import { createApp, signed, type TestApp } from './helpers/client.js';
-import { CASINO } from './helpers/requests.js';
-import { sdkStamp } from './helpers/stamps.js';
-import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
+import { startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { CASINO } from '../helpers/requests.js';
+import { sdkStamp } from '../helpers/stamps.js';
+import { M_PER_DEG, mPerDegLon } from '../../src/geo/distance.js';
 
 let dwell: Running;
 let app: TestApp;

@@ -9,9 +9,9 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { startDwell, type Running } from './helpers/server.js';
-import { createApp, signHeaders, type TestApp } from './helpers/client.js';
-import { until } from './helpers/until.js';
+import { startDwell, type Running } from '../helpers/server.js';
+import { createApp, signHeaders, type TestApp } from '../helpers/client.js';
+import { until } from '../helpers/until.js';
 
 let dwell: Running;
 let app: TestApp;
