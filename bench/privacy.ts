@@ -109,7 +109,7 @@ async function inProcess(dataDir: string, n: number): Promise<Inproc> {
   try {
     const r = rng(42);
     const picked = new Set<number>();
-    const next = () => { let i; do i = r.int(0, n - 1); while (picked.has(i)); picked.add(i); return userId(i); };
+    const next = () => { let i: number; do i = r.int(0, n - 1); while (picked.has(i)); picked.add(i); return userId(i); };
     const lat = new Samples();
     const total = Math.min(2200, n);
     for (let k = 0; k < total; k++) {
