@@ -56,9 +56,9 @@ function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof ope
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
     const fixes = () => asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data);
-    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, userOf(b), fixes, task.now);
-    // Presence is kept as long as the user's record (privacy/retention.ts): a change of it touches the record.
     const who = userOf(b);
+    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, who, fixes, task.now);
+    // Presence is kept as long as the user's record (privacy/retention.ts): a change of it touches the record.
     if (who && geofence_events.length) users.update(task.app.app_key, who, (rec) => ({ record: rec, result: undefined }));
     return {
       ok: true,
