@@ -30,10 +30,21 @@ const days = (raw: string): number => {
 };
 const dir = (raw: string): string => path.resolve(raw);
 
+/** Where mutable state lives (contract §8): the embedded LMDB store, or every node of one NATS JetStream cluster. */
+export type StateTarget = Readonly<{ kind: 'lmdb' } | { kind: 'nats'; servers: readonly string[] }>;
+const state = (raw: string): StateTarget => {
+  if (raw === 'lmdb') return Object.freeze({ kind: 'lmdb' as const });
+  const servers = raw.split(',').map((s) => s.trim()).filter(Boolean);
+  const bad = servers.find((s) => !/^nats:\/\/[^\s/]+(:\d{1,5})?$/.test(s));
+  if (!servers.length || bad !== undefined) throw new Error(`expected lmdb or a list of NATS URLs such as nats://h1:4222,nats://h2:4222, got ${JSON.stringify(bad ?? raw)}`);
+  return Object.freeze({ kind: 'nats' as const, servers: Object.freeze(servers) });
+};
+
 const SETTINGS = {
   port: { env: 'PORT', doc: 'HTTP port (0 picks a free one)', parse: int(0, 65535), fallback: () => 8080 },
   host: { env: 'DWELL_HOST', doc: 'address to listen on', parse: str, fallback: () => '0.0.0.0' },
   dataDir: { env: 'DWELL_DATA_DIR', doc: 'where apps, queues, user history and geofences are kept', parse: dir, fallback: () => path.resolve('var') },
+  state: { env: 'DWELL_STATE', doc: 'where apps, users, geofences and queues live: `lmdb` (embedded, one server per data directory) or the NATS JetStream URLs that every node of a cluster shares', parse: state, fallback: (): StateTarget => Object.freeze({ kind: 'lmdb' as const }) },
   venues: { env: 'DWELL_VENUES', doc: 'the venue store to serve (a directory made by `dwell import`)', parse: dir, fallback: () => path.join(PACKAGE_ROOT, 'data', 'monaco') },
   adminToken: { env: 'DWELL_ADMIN_TOKEN', doc: 'bearer token of the admin API (unset: the admin API answers 401)', parse: str, fallback: () => '' },
   postbackAllowPrivate: { env: 'DWELL_POSTBACK_ALLOW_PRIVATE', doc: 'let postback URLs reach loopback, private and link-local addresses', parse: bool, fallback: () => false },
@@ -93,6 +104,7 @@ const DEFAULT_TEXT: { readonly [K in keyof Settings]?: string } = {
   venues: 'the bundled Monaco sample (`data/monaco`)',
   adminToken: 'none',
   workers: 'number of cores',
+  state: '`lmdb`',
 };
 
 /** The settings as a Markdown table (variable, flag, default, meaning): the README's, kept equal to it by test/docs-settings. */
