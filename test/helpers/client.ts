@@ -30,7 +30,7 @@ export function signHeaders(app: TestApp, method: string, pathAndQuery: string, 
   return { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature(opts.secret ?? app.app_secret, ts, method, pathAndQuery, bodySha256(bytes)) };
 }
 
-// biome-ignore lint/suspicious/noExplicitAny: a test reads whatever JSON the server answered
+/** `body` is whatever JSON the server answered (or its text when not JSON). */
 export interface SignedAnswer { status: number; body: any; headers: Headers }
 
 /** Sends a signed request; answers status, parsed body and headers. */
