@@ -5,15 +5,14 @@
 import type { StructuredRequest, UnstructuredRequest } from '../schemas/detect-request.js';
 import type { GeofenceList, GeofenceRecord, Location } from '../schemas/geofence.js';
 import type { SyncResponse } from '../schemas/visit.js';
+import type { DetectAccepted } from '../schemas/detect-accepted.js';
+import type { EraseAnswer, ExportAnswer, UserExport } from '../schemas/privacy.js';
 
-export type { StructuredRequest, UnstructuredRequest, GeofenceList, GeofenceRecord, SyncResponse };
+export type { StructuredRequest, UnstructuredRequest, GeofenceList, GeofenceRecord, SyncResponse, DetectAccepted, EraseAnswer, ExportAnswer, UserExport };
 export type GeofenceLocation = Location;
 export type { GeofenceEvent, Visit, Trigger } from '../schemas/visit.js';
 
 export type DetectRequest = StructuredRequest | UnstructuredRequest;
-
-/** A postback or bucket app's answer: the triggers are durably queued (contract §2). */
-export interface DetectAccepted { result: 'SUCCESS'; request_id: string }
 
 /** A sync app gets its visits back; postback and bucket apps get an acknowledgement. */
 export type DetectAnswer = SyncResponse | DetectAccepted;
@@ -45,16 +44,3 @@ export interface GeofenceQuery {
 
 /** Who: the advertising id, the user id, or both (contract §7). */
 export type UserRef = { advertising_id: string; user_id?: string } | { advertising_id?: string; user_id: string };
-
-export interface EraseAnswer { result: 'SUCCESS'; erased: Record<string, number> }
-
-/** Everything stored for the user in this app (contract §7, the right of access). */
-export interface ExportAnswer {
-  app_key: string;
-  users: Array<{
-    user: string;
-    record: Record<string, unknown> | null;
-    geofence_presence: { inside_geofences: string[]; last_change_at: string | null } | null;
-    triggers: Array<Record<string, unknown>>;
-  }>;
-}
