@@ -11,13 +11,19 @@ const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replac
 /** Inline Markdown of the descriptions: `code` and **bold**; the text is escaped first. */
 const inline = (s: string) => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\*\*([^*]+)\*\*/g, '<b>$1</b>');
 
-/** The few Markdown blocks the descriptions use: ## headings, tables and indented code as they are, paragraphs. */
+/** The few Markdown blocks the descriptions use: ## headings, tables, indented code, paragraphs. */
 function markdown(text: string): string {
   return text.split(/\n{2,}/).map((block) => {
     if (block.startsWith('## ')) return `<h3>${inline(block.slice(3))}</h3>`;
-    if (block.startsWith('|') || block.startsWith('    ')) return `<pre>${esc(block.replace(/^ {4}/gm, ''))}</pre>`;
+    if (block.startsWith('    ')) return `<pre>${esc(block.replace(/^ {4}/gm, ''))}</pre>`;
+    if (block.startsWith('|')) return table(block);
     return `<p>${inline(block)}</p>`;
   }).join('\n');
+}
+
+function table(block: string): string {
+  const rows = block.split('\n').filter((r) => !/^\|[-| :]+\|$/.test(r)).map((r) => r.slice(1, -1).split('|').map((c) => inline(c.trim())));
+  return `<table>${rows.map((r, i) => `<tr>${r.map((c) => (i ? `<td>${c}</td>` : `<th>${c}</th>`)).join('')}</tr>`).join('')}</table>`;
 }
 
 const refName = (ref: string) => ref.replace('#/components/schemas/', '').replace('#/components/responses/', '');
@@ -41,10 +47,10 @@ function operationHtml(pathKey: string, method: string, op: Obj): string {
   const security = (op.security as Obj[] | undefined)?.map((r) => Object.keys(r).join(' + ') || 'none').join(' or ') || 'none';
   const params = (op.parameters as Obj[] | undefined ?? []).map((p) =>
     `<tr><td><code>${esc(p.name)}</code></td><td>${p.in}${p.required ? ', required' : ''}</td><td>${inline(p.description ?? '')} <code>${esc(JSON.stringify(p.schema))}</code></td></tr>`).join('');
-  const responses = Object.entries(op.responses as Obj).map(([status, r]) => {
-    if (r.$ref) return `<li><b>${status}</b> <a href="#response-${refName(r.$ref)}">${refName(r.$ref)}</a></li>`;
-    return `<li><b>${status}</b> ${inline(r.description)}${content(r.content)}</li>`;
-  }).join('');
+  const all = Object.entries(op.responses as Obj);
+  const errors = all.filter(([, r]) => r.$ref).map(([status, r]) => `<a href="#response-${refName(r.$ref)}">${status}</a>`);
+  const responses = all.filter(([, r]) => !r.$ref).map(([status, r]) => `<li><b>${status}</b> ${inline(r.description)}${content(r.content)}</li>`)
+    .concat(errors.length ? [`<li>Errors: ${errors.join(' ')}</li>`] : []).join('');
   return `<section class=op id="${esc(op.operationId)}">
 <h4><span class="m ${method}">${method.toUpperCase()}</span> <code>${esc(pathKey)}</code> ${inline(op.summary ?? '')}</h4>
 ${op['x-undocumented'] ? '<p class=warn>Not documented.</p>' : ''}${op.description ? `<p>${inline(op.description)}</p>` : ''}
@@ -73,10 +79,10 @@ body{font:15px/1.5 system-ui,sans-serif;max-width:960px;margin:2em auto;padding:
 code,pre{font:13px/1.4 ui-monospace,monospace}pre{background:#f6f6f6;padding:.6em;overflow:auto}
 .op{border-top:1px solid #ddd;padding:.3em 0}.m{display:inline-block;min-width:4.5em;font-weight:bold}
 .get{color:#0a6}.post{color:#06c}.patch{color:#a60}.delete{color:#c22}.auth,.t{color:#666}.warn{color:#c22;font-weight:bold}
-table{border-collapse:collapse}td{border:1px solid #ddd;padding:.2em .5em;vertical-align:top}
+table{border-collapse:collapse}td,th{border:1px solid #ddd;padding:.2em .5em;vertical-align:top;text-align:left}
 </style></head><body>
 <h1>${esc(doc.info.title)} <small>${esc(doc.info.version)}</small></h1>
-<p>OpenAPI ${esc(doc.openapi)}: <a href="/openapi.json">/openapi.json</a>. ${tags.map((t) => `<a href="#tag-${esc(t)}">${esc(t)}</a>`).join(' · ')} · <a href="#schemas">Schemas</a></p>
+<p>OpenAPI ${esc(doc.openapi)}: <a href="openapi.json">openapi.json</a>. ${tags.map((t) => `<a href="#tag-${esc(t)}">${esc(t)}</a>`).join(' · ')} · <a href="#schemas">Schemas</a></p>
 ${markdown(doc.info.description ?? '')}
 ${tags.map((t) => `<h2 id="tag-${esc(t)}">${esc(t)}</h2>\n${byTag.get(t)!.join('\n')}`).join('\n')}
 <h2>Webhooks</h2>${webhooks}
