@@ -37,7 +37,7 @@ test('npm pack: the tarball holds the client, its declarations and the exports m
   const { stdout } = await run('npm', ['pack', '--ignore-scripts', '--offline', '--json', '--pack-destination', scratch], { cwd: ROOT });
   const [packed] = JSON.parse(stdout) as Array<{ filename: string; files: Array<{ path: string }> }>;
   const files = new Set(packed.files.map((f) => f.path));
-  for (const f of ['dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/src/signing.d.ts', 'dist/src/cli.js', 'package.json']) {
+  for (const f of ['dist/src/client/index.js', 'dist/src/client/index.d.ts', 'dist/src/signing.d.ts', 'dist/src/cli.js', 'dist/openapi.json', 'dist/openapi.html', 'package.json']) {
     assert.ok(files.has(f), `${f} is in the tarball`);
   }
   assert.ok(![...files].some((f) => f.startsWith('test/') || f.startsWith('dist/test/') || f.startsWith('src/')), 'no tests or sources shipped');
