@@ -6,7 +6,7 @@
  *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/
  *   state     src/users/, src/learned/, src/state/
  *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/signing.ts,
- *             src/config.ts, src/data-dir-lock.ts
+ *             src/config.ts, src/data-dir-lock.ts, src/client/
  *
  * A feature imports another feature only when it is venues/ or apps/: those two are the
  * reference data every feature reads (the venue store a detection ranks against, the app record
@@ -15,11 +15,14 @@
  * down (the task contract to schemas/, the private-address guard to net/). privacy/ is the one
  * feature that reaches into the others' stores: erasing a user or an app means removing what
  * every feature kept for them (contract §7); so no feature may import privacy/.
+ *
+ * client/ is what customers' servers install (`dwell/client`): it runs in their process, so it
+ * imports only the signing and the schemas' types, never the service's state, logs or config.
  */
 const SHELL = '^(src/(server|pipeline|docs)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
 const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy)/';
 const STATE = '^src/(users|learned|state)/';
-const CORE = '^src/((schemas|http|net|geo|time)/|(errors|log|config|data-dir-lock|signing)\\.ts$)';
+const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|config|data-dir-lock|signing)\\.ts$)';
 
 module.exports = {
   forbidden: [
@@ -71,6 +74,13 @@ module.exports = {
       comment: 'venues/ and apps/ may be imported by every feature, so they import none.',
       from: { path: '^src/(venues|apps)/' },
       to: { path: FEATURES, pathNot: '^src/$1/' },
+    },
+    {
+      name: 'client-imports-only-signing-and-schemas',
+      severity: 'error',
+      comment: 'The client runs in customers\' servers: signing and schema types only, nothing of the service.',
+      from: { path: '^src/client/' },
+      to: { path: '^src/', pathNot: '^src/(client/|schemas/|signing\\.ts$)' },
     },
     {
       name: 'src-imports-no-entry-points-benches-or-tests',

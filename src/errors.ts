@@ -8,7 +8,7 @@ export type ErrorCode =
   | 'forbidden' | 'not_found' | 'method_not_allowed' | 'body_too_large'
   | 'unsupported_media_type' | 'rate_limited' | 'internal' | 'unavailable';
 
-const STATUS: Record<ErrorCode, number> = {
+export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400, invalid_json: 400, invalid_gzip: 400,
   missing_auth: 401, unknown_app: 401, invalid_signature: 401, stale_timestamp: 401, replayed_request: 401,
   forbidden: 403, not_found: 404, method_not_allowed: 405, body_too_large: 413,

@@ -1,2 +1,2 @@
 /** What the package offers to code outside the service: today, the postback check for receivers. */
-export { verifyPostback, type PostbackQuery } from './delivery/postback/verify.js';
+export { verifyPostback, type PostbackQuery } from './client/verify-postback.js';

@@ -25,6 +25,7 @@ import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
+import { servedDocs } from '../docs/openapi-served.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -87,6 +88,12 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of [...adminRoutes, ...privacy.adminRoutes]) {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
+
+  // The API document of exactly the routes registered above, made on first request.
+  const docs = servedDocs(() => router.routes());
+  router
+    .add('GET', '/openapi.json', (ex) => json(ex, { status: 200, body: docs().json }))
+    .add('GET', '/docs', (ex) => json(ex, { status: 200, body: docs().html, contentType: 'text/html; charset=utf-8' }));
 
   const app = uWS.App().any('/*', (res, req) => {
     let route = 'unmatched';

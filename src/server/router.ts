@@ -16,6 +16,11 @@ export class Router<H> {
     return this;
   }
 
+  /** Every route registered, in order: what the OpenAPI document must describe (src/docs/openapi.ts). */
+  routes(): Array<{ method: string; pattern: string }> {
+    return this.entries.map(({ method, pattern }) => ({ method, pattern }));
+  }
+
   match(method: string, path: string): Match<H> {
     const parts = path.split('/');
     const allowed: string[] = [];

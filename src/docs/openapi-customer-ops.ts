@@ -1,0 +1,65 @@
+/** The customer endpoints (contract §2, §4, §7), as the API document describes them. */
+import type { OperationDoc } from './openapi-operation.js';
+
+const FENCES = '/v2/apps/:app_key/geofences';
+const USERS = '/v2/apps/:app_key/users';
+const userQuery = [
+  { name: 'advertising_id', description: 'the user by advertising id', schema: { type: 'string', minLength: 1 } },
+  { name: 'user_id', description: 'the user by user id (one who sent no advertising id); one of the two, or both', schema: { type: 'string', minLength: 1 } },
+];
+
+export const CUSTOMER_OPERATIONS: Record<string, OperationDoc> = {
+  'POST /v1/detect': {
+    tag: 'Detection', auth: 'signed', summary: 'Detect the venues of a visit or a stream of signals',
+    description: 'Structured (`events`) or unstructured (`data`). Limits: 10 events, 5,000 signals, 200 entries per `wifi_scan`. '
+      + 'Rules a schema cannot say: `start_time ≤ end_time`, every signal inside its event, unique `event_id`, a signal carries '
+      + 'at least one of `location`, `active_wifi`, `wifi_scan`, `custom_data` ≤ 4 KiB. Geofence events of the location signals '
+      + 'are listed in `geofence_events` (sync) or delivered as triggers.',
+    body: { schema: 'DetectRequest' },
+    answers: {
+      200: { description: 'A synchronous app: one element per event in request order (structured), or per visit reported (unstructured)', schema: 'SyncResponse' },
+      202: { description: 'A postback or bucket app: every trigger of the request is durably queued', schema: 'DetectAccepted' },
+    },
+  },
+  [`POST ${FENCES}/create`]: {
+    tag: 'Geofences', auth: 'signed', summary: 'Create a geofence',
+    description: 'A circle (radius 1 to 100,000 m) or a polygon (3 to 1,000 vertices, not self-intersecting); `ttl` seconds, 0 never expires.',
+    body: { schema: 'GeofenceCreate' },
+    answers: { 200: { description: 'The new id', schema: 'GeofenceId' } },
+  },
+  [`POST ${FENCES}/:id/update`]: {
+    tag: 'Geofences', auth: 'signed', summary: 'Update a geofence',
+    description: 'An absent field keeps its value; `""` or `null` deletes `tag` or `push_text`; blank `location` or `ttl` is 400; a `ttl` restarts the clock.',
+    body: { schema: 'GeofenceUpdate' },
+    answers: { 200: { description: 'The id', schema: 'GeofenceId' } },
+  },
+  [`GET ${FENCES}/:id`]: {
+    tag: 'Geofences', auth: 'signed', summary: 'Read a geofence',
+    description: 'An expired geofence is gone, whether or not it has been purged yet.',
+    answers: { 200: { description: 'The geofence', schema: 'GeofenceRecord' } },
+  },
+  [`GET ${FENCES}`]: {
+    tag: 'Geofences', auth: 'signed', summary: 'List geofences, a page at a time',
+    query: [
+      { name: 'tag', description: 'only geofences with this tag', schema: { type: 'string' } },
+      { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
+      { name: 'cursor', description: '`next_cursor` of the previous page', schema: { type: 'string' } },
+    ],
+    answers: { 200: { description: 'One page; `next_cursor` is null on the last', schema: 'GeofenceList' } },
+  },
+  [`POST ${FENCES}/:id/delete`]: {
+    tag: 'Geofences', auth: 'signed', summary: 'Delete a geofence',
+    answers: { 200: { description: 'The id', schema: 'GeofenceId' } },
+  },
+  [`POST ${USERS}/erase`]: {
+    tag: 'Users', auth: 'signed', summary: "Erase a user's data in this app",
+    description: 'Visit history, open stays, geofence presence, and triggers not yet delivered or dead. Idempotent: an unknown user answers zero counts.',
+    body: { schema: 'UserRef' },
+    answers: { 200: { description: 'What was removed', schema: 'EraseAnswer' } },
+  },
+  [`GET ${USERS}/export`]: {
+    tag: 'Users', auth: 'signed', summary: 'Everything stored for a user in this app (right of access)',
+    query: userQuery,
+    answers: { 200: { description: "The user's data", schema: 'ExportAnswer' } },
+  },
+};

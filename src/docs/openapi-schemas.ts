@@ -1,0 +1,72 @@
+/**
+ * The named schemas of the API document: the service's own TypeBox schemas (src/schemas/), so
+ * the document says what the server validates and answers. Where a request schema leaves a field
+ * open for a validator that names the field in its error (a geofence's `location`, `ttl` on
+ * update), the document states the shape that validator accepts.
+ */
+import { Type, type TSchema } from '@sinclair/typebox';
+import { CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
+import { DetectAccepted } from '../schemas/detect-accepted.js';
+import { Event, Signal, StructuredRequest, UnstructuredRequest } from '../schemas/detect-request.js';
+import { ErrorAnswer } from '../schemas/error-answer.js';
+import { Circle, CreateGeofence, GeofenceList, GeofenceRecord, Location, Polygon, Ttl, UpdateGeofence } from '../schemas/geofence.js';
+import { EraseAnswer, ExportAnswer, UserExport, UserRef } from '../schemas/privacy.js';
+import { Address, GeofenceEvent, Place, SyncItem, SyncResponse, Trigger, VenueInfo, Visit } from '../schemas/visit.js';
+
+const geofenceCreate = Type.Object({ ...CreateGeofence.properties, location: Location });
+const geofenceUpdate = Type.Object({ ...UpdateGeofence.properties, location: Type.Optional(Location), ttl: Type.Optional(Ttl) });
+
+/** The app as the admin API shows it: never the secret, bucket credentials as "(set)". */
+const App = Type.Object({
+  app_key: Type.String(),
+  name: Type.String(),
+  delivery: Type.Object({ method: Type.Union([Type.Literal('sync'), Type.Literal('postback'), Type.Literal('bucket')]) }, { additionalProperties: true }),
+  confirm_dwell_s: Type.Integer(),
+  created_at: Type.String(),
+  updated_at: Type.String(),
+});
+
+export const SCHEMAS: Record<string, TSchema> = {
+  StructuredRequest,
+  UnstructuredRequest,
+  DetectRequest: Type.Union([StructuredRequest, UnstructuredRequest], { description: 'structured with `events`, unstructured with `data`; both or neither: 400' }),
+  Event,
+  Signal,
+  SyncResponse,
+  SyncItem,
+  DetectAccepted,
+  Visit,
+  Place,
+  VenueInfo,
+  Address,
+  GeofenceEvent,
+  Trigger,
+  GeofenceCreate: geofenceCreate,
+  GeofenceUpdate: geofenceUpdate,
+  GeofenceRecord,
+  GeofenceList,
+  GeofenceLocation: Location,
+  Circle,
+  Polygon,
+  GeofenceId: Type.String({ description: 'the geofence id, as a JSON string' }),
+  UserRef,
+  EraseAnswer,
+  ExportAnswer,
+  UserExport,
+  CreateApp,
+  UpdateApp,
+  Delivery,
+  App,
+  AppCreated: Type.Intersect([App, Type.Object({ app_secret: Type.String({ description: 'shown once' }) })]),
+  RotatedSecret: Type.Object({ app_secret: Type.String() }),
+  Deliveries: Type.Object({
+    status: Type.Union([Type.Literal('pending'), Type.Literal('dead')]),
+    count: Type.Integer({ minimum: 0 }),
+    deliveries: Type.Array(Type.Object({ trigger: Trigger }, { additionalProperties: true })),
+  }),
+  Replayed: Type.Object({ replayed: Type.Integer({ minimum: 0 }) }),
+  AppDeleted: Type.Object({ deleted: Type.String(), removed: Type.Object({}, { additionalProperties: true }) }),
+  Health: Type.Object({ status: Type.Literal('ok') }),
+  Readiness: Type.Object({}, { additionalProperties: true, description: 'what is ready and what is not (the venue store, the queues)' }),
+  Error: ErrorAnswer(),
+};
