@@ -2,13 +2,14 @@
  * Writes small Parquet files in the published schemas of Foursquare OS Places and Overture
  * places (see the comments of src/venues/import/fsq.ts and overture.ts), with hyparquet-writer,
  * so the importers are tested on files shaped like the real ones: nested lists and structs,
- * WKB geometry with GeoParquet metadata, snappy or zstd pages, several row groups.
+ * WKB geometry with GeoParquet metadata, snappy or gzip pages, several row groups.
  */
 import { writeFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
 import { geojsonToWkb, parquetWriteBuffer } from 'hyparquet-writer';
 import type { SchemaElement } from 'hyparquet';
 
-type Codec = 'SNAPPY' | 'UNCOMPRESSED';
+type Codec = 'SNAPPY' | 'GZIP' | 'UNCOMPRESSED';
 interface Col { name: string; schema: SchemaElement[]; data: unknown[] }
 
 const S = (name: string): SchemaElement => ({ name, type: 'BYTE_ARRAY', converted_type: 'UTF8', repetition_type: 'OPTIONAL' });
@@ -39,6 +40,8 @@ function write(path: string, cols: Col[], opts: { rowGroupSize?: number; codec?:
   const buf = parquetWriteBuffer({
     schema, columnData: cols.map((c) => ({ name: c.name, data: c.data as never })), kvMetadata,
     rowGroupSize: opts.rowGroupSize ?? 1000, codec: opts.codec ?? 'SNAPPY', statistics: false,
+    // GZIP pages prove the reader's codecs beyond snappy come through (hyparquet-compressors).
+    compressors: { GZIP: (b: Uint8Array) => new Uint8Array(gzipSync(b)) },
   });
   writeFileSync(path, new Uint8Array(buf));
 }
@@ -72,7 +75,7 @@ export function writeFsqParquet(path: string, rows: FsqPlace[], opts: { rowGroup
 }
 
 export interface OverturePlace {
-  id: string; lon: number; lat: number; geometry?: Uint8Array | null; name?: string;
+  id: string; lon: number; lat: number; geometry?: Uint8Array | null; bbox?: null; name?: string;
   category?: string; alternate?: string[]; basic_category?: string; taxonomy?: { primary: string; hierarchy: string[]; alternates?: string[] };
   brand?: string; address?: { freeform?: string; locality?: string; postcode?: string; region?: string; country?: string };
   confidence?: number; operating_status?: 'open' | 'permanently_closed' | 'temporarily_closed' | null;
@@ -85,7 +88,7 @@ export function writeOvertureParquet(path: string, rows: OverturePlace[], opts: 
   write(path, [
     col('id', [S('id')], (r) => r.id),
     col('geometry', [{ name: 'geometry', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' }], (r) => (r.geometry === undefined ? wkb(r.lon, r.lat) : r.geometry)),
-    col('bbox', group('bbox', [[F('xmin')], [F('xmax')], [F('ymin')], [F('ymax')]]), (r) => ({ xmin: r.lon, xmax: r.lon, ymin: r.lat, ymax: r.lat })),
+    col('bbox', group('bbox', [[F('xmin')], [F('xmax')], [F('ymin')], [F('ymax')]]), (r) => (r.bbox === null ? null : { xmin: r.lon, xmax: r.lon, ymin: r.lat, ymax: r.lat })),
     col('version', [{ name: 'version', type: 'INT32', repetition_type: 'OPTIONAL' }], () => 0),
     col('sources', list('sources', group('element', [[S('property')], [S('dataset')], [S('record_id')], [S('update_time')], [D('confidence')]])),
       (r) => [{ property: '', dataset: 'meta', record_id: r.id, update_time: '2025-01-01T00:00:00.000Z', confidence: r.confidence ?? 0.9 }]),

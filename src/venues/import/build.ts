@@ -13,11 +13,15 @@ import { readFsq } from './fsq.js';
 import { readJsonl } from './jsonl.js';
 import { readOsm } from './osm.js';
 import { readOverture } from './overture.js';
-import { Progress } from './report.js';
+import { Progress, type ProgressOutput } from './report.js';
 import { readTsmc } from './tsmc.js';
 import { StoreWriter } from './writer.js';
 
-export interface ImportOptions { format: ImportFormat | string; file: string; out: string; quiet?: boolean }
+export interface ImportOptions {
+  format: ImportFormat | string; file: string; out: string; quiet?: boolean;
+  /** Where progress goes; stderr (a terminal line when it is a TTY, else a log line every 10 s) unless given. */
+  output?: ProgressOutput;
+}
 
 type Reader = (file: string, progress: Progress, emit: (v: Venue, line: number | string) => void) => Promise<void>;
 const READERS: Record<ImportFormat, Reader> = { osm: readOsm, jsonl: readJsonl, tsmc: readTsmc, 'fsq-os-places': readFsq, overture: readOverture };
@@ -38,7 +42,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
 
   const buildId = newBuildId();
   const version = `v-${buildId}`;
-  const progress = new Progress(format, file, opts.quiet);
+  const progress = new Progress(format, file, opts.quiet, opts.output);
   const writer = await StoreWriter.create(join(out, `.tmp-${buildId}-${process.pid}`), progress);
   try {
     await read(file, progress, (v, line) => writer.add(v, line));
