@@ -37,8 +37,12 @@ test('on a terminal an import redraws one line and ends it with the tally; elsew
     if (!tty) { assert.equal(written, ''); continue; }
     const frames = written.split('\r').filter(Boolean);
     assert.ok(frames.length >= 4, `a frame per phase at least: ${JSON.stringify(written)}`);
-    for (const f of frames) assert.ok(f.replace(/\x1b\[K|\n/g, '').length <= 99, `fits the terminal: ${f}`);
-    assert.match(frames.at(-1)!, /^import osm \[done\] · [\d,]+ read · 846 venues · [\d,]+\/s · 100 % · \d+ s(, ETA 0 s)?\x1b\[K\n$/);
+    const CLEAR_TO_END = '\x1b[K';
+    for (const f of frames) assert.ok(f.endsWith(CLEAR_TO_END) || f.endsWith(`${CLEAR_TO_END}\n`), `each frame clears what the last one left: ${JSON.stringify(f)}`);
+    const shown = frames.map((f) => f.replace(CLEAR_TO_END, '').replace('\n', ''));
+    for (const f of shown) assert.ok(f.length <= 99, `fits the terminal: ${f}`);
+    assert.ok(frames.at(-1)!.endsWith('\n'), 'the tally ends the line');
+    assert.match(shown.at(-1)!, /^import osm \[done\] · [\d,]+ read · 846 venues · [\d,]+\/s · 100 % · \d+ s(, ETA 0 s)?$/);
     assert.ok(frames.some((f) => f.includes('[nodes]')), 'the phase is shown');
   }
 });

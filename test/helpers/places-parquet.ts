@@ -106,3 +106,29 @@ export function writeOvertureParquet(path: string, rows: OverturePlace[], opts: 
     col('operating_status', [S('operating_status')], (r) => (r.operating_status === undefined ? 'open' : r.operating_status)),
   ], { ...opts, geo: true });
 }
+
+/**
+ * The two sample files of test/fixtures/venues (made-up places around Monte-Carlo, in the
+ * published schemas), rewritten by  node dist/test/helpers/places-parquet.js <dir>
+ */
+export function writeSamples(dir: string): void {
+  const at = (i: number) => ({ lat: 43.7390 + (i % 4) * 0.0004, lon: 7.4260 + Math.floor(i / 4) * 0.0005 });
+  const fsq: Array<[string, string, string | null]> = [
+    ['Sample Coffee Shop', '4bf58dd8d48988d1e0931735', null], ['Sample Casino', '4bf58dd8d48988d17c941735', null],
+    ['Sample Hotel', '4bf58dd8d48988d1fa931735', null], ['Sample Pharmacy', '4bf58dd8d48988d10f951735', null],
+    ['Sample Bakery', '4bf58dd8d48988d16a941735', null], ['Sample Closed Bar', '4bf58dd8d48988d116941735', '2024-02-01'],
+  ];
+  writeFsqParquet(`${dir}/fsq-os-places-sample.parquet`, fsq.map(([name, cat, closed], i) => ({
+    fsq_place_id: `sample${String(i).padStart(18, '0')}`, name, latitude: at(i).lat, longitude: at(i).lon, locality: 'Monaco', country: 'MC',
+    date_created: '2020-01-01', date_refreshed: '2025-01-01', date_closed: closed, fsq_category_ids: [cat],
+  })));
+  const ov: Array<[string, string, OverturePlace['operating_status'], string?]> = [
+    ['Sample Café', 'cafe', 'open'], ['Sample Casino', 'casino', 'open', 'Sample Brand'], ['Sample Hotel', 'hotel', 'open'],
+    ['Sample Pharmacy', 'pharmacy', 'open'], ['Sample Bakery', 'bakery', 'temporarily_closed'], ['Sample Closed Bar', 'bar', 'permanently_closed'],
+  ];
+  writeOvertureParquet(`${dir}/overture-places-sample.parquet`, ov.map(([name, category, operating_status, brand], i) => ({
+    id: `sample-overture-${i}`, ...at(i), name, category, operating_status, brand, address: { locality: 'Monaco', country: 'MC' },
+  })));
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) writeSamples(process.argv[2] ?? 'test/fixtures/venues');

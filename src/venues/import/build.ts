@@ -67,7 +67,7 @@ export async function runImport(opts: ImportOptions): Promise<ImportReport> {
     ...(DIRECTORY_OK.has(format) ? { closed: progress.closed } : {}),
     seconds: Math.round(progress.seconds() * 100) / 100,
   };
-  if (!opts.quiet) {
+  if (!opts.quiet && !progress.tty) {
     log.info('import done', { format, file, out, version, rows: report.rows, venues: report.venues, bad: report.bad, seconds: report.seconds });
   }
   return report;

@@ -26,7 +26,7 @@ export interface ProgressOutput {
 const stderrOutput = (): ProgressOutput => ({
   tty: process.stderr.isTTY === true,
   write: (s) => { process.stderr.write(s); },
-  columns: process.stderr.columns,
+  columns: process.stderr.columns || undefined, // 0 on a terminal that does not say its width
 });
 
 export class Progress {
@@ -47,6 +47,9 @@ export class Progress {
   constructor(readonly format: ImportFormat | string, readonly file: string, readonly quiet = false, out?: ProgressOutput) {
     this.out = out ?? stderrOutput();
   }
+
+  /** Progress is a terminal line (so a closing log line would only repeat it). */
+  get tty(): boolean { return this.out.tty; }
 
   get phase(): string { return this.phaseName; }
   set phase(name: string) {
@@ -90,7 +93,7 @@ export class Progress {
     this.lastShown = now;
     const s = this.state();
     if (this.out.tty) {
-      this.out.write(`\r${progressLine(s, (this.out.columns ?? 120) - 1)}\x1b[K`);
+      this.out.write(`\r${progressLine(s, (this.out.columns || 120) - 1)}\x1b[K`);
       this.drawn = true;
       return;
     }
@@ -106,7 +109,7 @@ export class Progress {
     if (this.quiet || !this.out.tty) return;
     this.phaseName = 'done';
     this.fractionOf = () => 1;
-    this.out.write(`\r${progressLine(this.state(), (this.out.columns ?? 120) - 1)}\x1b[K\n`);
+    this.out.write(`\r${progressLine(this.state(), (this.out.columns || 120) - 1)}\x1b[K\n`);
     this.drawn = false;
   }
 
