@@ -28,10 +28,10 @@ const places: OverturePlace[] = [
     address: { freeform: '350 5th Ave', locality: 'New York', postcode: '10118', region: 'US-NY', country: 'US' } },
   { id: 'ov-suffix', lon: -73.986, lat: 40.749, name: 'Widgets', category: 'widget_store' },
   { id: 'ov-nothing', lon: -73.987, lat: 40.75, name: 'Thing', category: 'qqq' },
-  { id: 'ov-nogeom', lon: 7.4277, lat: 43.7398, geometry: null, name: 'Bbox Only', category: 'casino' },
+  { id: 'ov-casino', lon: 7.4277, lat: 43.7398, name: 'Casino', category: 'casino' },
   { id: 'ov-old-closed', lon: 7.42, lat: 43.73, name: 'Old release', category: 'bar', confidence: 0, operating_status: null },
   { id: 'ov-polygon', lon: 7.41, lat: 43.72, geometry: polygonWkb(), name: 'Not a point', category: 'park' },
-  { id: 'ov-nowhere', lon: 0, lat: 0, geometry: null, bbox: null, name: 'Nowhere', category: 'park' },
+  { id: 'ov-nowhere', lon: 0, lat: 0, geometry: null, name: 'Nowhere', category: 'park' },
 ];
 
 function polygonWkb(): Uint8Array {
@@ -47,8 +47,8 @@ test('overture: venues, closed places dropped, names, brands, addresses, categor
   const r = await runImport({ format: 'overture', file, out: join(dir, 'store'), quiet: true });
   assert.equal(r.rows, 10);
   assert.equal(r.closed, 2);
-  assert.equal(r.venues, 7);
-  assert.deepEqual(r.bad_rows, [{ line: 10, reason: 'geometry is not a WKB point and there is no bbox' }]);
+  assert.equal(r.venues, 6);
+  assert.deepEqual(r.bad_rows, [{ line: 9, reason: 'geometry is not a WKB point' }, { line: 10, reason: 'no geometry' }]);
   assert.deepEqual(r.unmapped_categories, { xyz_noodle_counter: 1, widget_store: 1, qqq: 1 });
 
   const s = openStore(await loadStore(join(dir, 'store')));
@@ -70,11 +70,8 @@ test('overture: venues, closed places dropped, names, brands, addresses, categor
   assert.equal(noodle.address?.formatted_address, '350 5th Ave, New York, NY 10118');
   assert.equal(get('ov-suffix').type, 'Retail');
   assert.equal(get('ov-nothing').type_id, 0);
-  const bbox = get('ov-nogeom');
-  assert.equal(bbox.type, 'Casino');
-  assert.ok(Math.abs(bbox.lat - 43.7398) < 1e-5 && Math.abs(bbox.lon - 7.4277) < 1e-5, 'the bbox centre (Float32) stands in for a missing geometry');
-  assert.ok(Math.abs(get('ov-polygon').lat - 43.72) < 1e-5, 'a geometry that is not a point: its bbox centre');
-  for (const id of ['ov-closed', 'ov-old-closed', 'ov-nowhere']) assert.equal(s.indexOf(id), undefined, id);
+  assert.equal(get('ov-casino').type, 'Casino');
+  for (const id of ['ov-closed', 'ov-old-closed', 'ov-polygon', 'ov-nowhere']) assert.equal(s.indexOf(id), undefined, id);
 });
 
 test('overture: category keys map onto the taxonomy', () => {

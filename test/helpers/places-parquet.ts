@@ -75,7 +75,7 @@ export function writeFsqParquet(path: string, rows: FsqPlace[], opts: { rowGroup
 }
 
 export interface OverturePlace {
-  id: string; lon: number; lat: number; geometry?: Uint8Array | null; bbox?: null; name?: string;
+  id: string; lon: number; lat: number; geometry?: Uint8Array | null; name?: string;
   category?: string; alternate?: string[]; basic_category?: string; taxonomy?: { primary: string; hierarchy: string[]; alternates?: string[] };
   brand?: string; address?: { freeform?: string; locality?: string; postcode?: string; region?: string; country?: string };
   confidence?: number; operating_status?: 'open' | 'permanently_closed' | 'temporarily_closed' | null;
@@ -88,7 +88,7 @@ export function writeOvertureParquet(path: string, rows: OverturePlace[], opts: 
   write(path, [
     col('id', [S('id')], (r) => r.id),
     col('geometry', [{ name: 'geometry', type: 'BYTE_ARRAY', repetition_type: 'OPTIONAL' }], (r) => (r.geometry === undefined ? wkb(r.lon, r.lat) : r.geometry)),
-    col('bbox', group('bbox', [[F('xmin')], [F('xmax')], [F('ymin')], [F('ymax')]]), (r) => (r.bbox === null ? null : { xmin: r.lon, xmax: r.lon, ymin: r.lat, ymax: r.lat })),
+    col('bbox', group('bbox', [[F('xmin')], [F('xmax')], [F('ymin')], [F('ymax')]]), (r) => ({ xmin: r.lon, xmax: r.lon, ymin: r.lat, ymax: r.lat })),
     col('version', [{ name: 'version', type: 'INT32', repetition_type: 'OPTIONAL' }], () => 0),
     col('sources', list('sources', group('element', [[S('property')], [S('dataset')], [S('record_id')], [S('update_time')], [D('confidence')]])),
       (r) => [{ property: '', dataset: 'meta', record_id: r.id, update_time: '2025-01-01T00:00:00.000Z', confidence: r.confidence ?? 0.9 }]),

@@ -13,7 +13,8 @@
  * - Dropped as closed: operating_status "permanently_closed"; in releases before
  *   operating_status, a confidence of exactly 0 (the schema: "0 means that we're sure that the
  *   place doesn't exist (anymore)"). "temporarily_closed" is kept: the place is still there.
- * - Position: the WKB point, else the bbox centre.
+ * - Position: the WKB point (the schema: a place's geometry MUST be a Point). The bbox column is
+ *   not read: hyparquet assembles a struct column at ~20 % of this reader's time, for nothing.
  * - Categories through overture-categories.ts; brand = brand.names.primary.
  */
 import { validLatLon } from '../geo.js';
@@ -25,7 +26,7 @@ import type { Progress } from './report.js';
 import { makeVenue } from './venue.js';
 import { pointOf } from './wkb.js';
 
-const COLUMNS = ['id', 'geometry', 'bbox', 'names', 'categories', 'basic_category', 'taxonomy', 'confidence', 'brand', 'addresses', 'operating_status'];
+const COLUMNS = ['id', 'geometry', 'names', 'categories', 'basic_category', 'taxonomy', 'confidence', 'brand', 'addresses', 'operating_status'];
 type Obj = Record<string, unknown> | undefined;
 
 export async function readOverture(file: string, progress: Progress, emit: (v: Venue, ref: number | string) => void): Promise<void> {
@@ -45,8 +46,8 @@ function isClosed(r: ParquetRow): boolean {
 function toVenue(r: ParquetRow, progress: Progress): Venue | string {
   const id = text(r.id);
   if (!id) return 'empty id';
-  const p = position(r);
-  if (!p) return 'geometry is not a WKB point and there is no bbox';
+  const p = pointOf(r.geometry);
+  if (!p) return r.geometry == null ? 'no geometry' : 'geometry is not a WKB point';
   if (!validLatLon(p.lat, p.lon)) return `expected a point in [-180, 180] × [-90, 90], got ${p.lon}, ${p.lat}`;
   const names = r.names as Obj;
   const brand = (r.brand as Obj)?.names as Obj;
@@ -54,15 +55,6 @@ function toVenue(r: ParquetRow, progress: Progress): Venue | string {
     id, name: text(names?.primary) ?? '', lat: p.lat, lon: p.lon, type: placeType(r, progress),
     brand: text(brand?.primary), address: address(r.addresses),
   });
-}
-
-function position(r: ParquetRow): { lat: number; lon: number } | undefined {
-  const p = pointOf(r.geometry);
-  if (p) return p;
-  const b = r.bbox as Obj;
-  const x0 = num(b?.xmin), x1 = num(b?.xmax), y0 = num(b?.ymin), y1 = num(b?.ymax);
-  if (x0 === undefined || x1 === undefined || y0 === undefined || y1 === undefined) return undefined;
-  return { lon: (x0 + x1) / 2, lat: (y0 + y1) / 2 };
 }
 
 function placeType(r: ParquetRow, progress: Progress): VenueType {
