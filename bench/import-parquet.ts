@@ -1,5 +1,5 @@
 /**
- * Parquet import benchmark:  node dist/bench/import-parquet.js [--rows 200000] [--runs 5] [--no-doc]
+ * Parquet import benchmark:  node dist/bench/import-parquet.js [--rows 200000] [--runs 3] [--no-doc]
  *
  * For each of `--format fsq-os-places` and `--format overture`, a seeded file of --rows places
  * in the published schema (test/helpers/places-parquet.ts; positions clustered like cities,
@@ -30,7 +30,7 @@ import { fmtInt, markdownTable } from './lib/table.js';
 const argv = process.argv.slice(2);
 const arg = (name: string, dflt: number): number => { const i = argv.indexOf(`--${name}`); return i >= 0 ? Number(argv[i + 1]) : dflt; };
 const ROWS = arg('rows', 200_000);
-const RUNS = arg('runs', 5);
+const RUNS = arg('runs', 3);
 const ROW_GROUP = 65_536;
 const say = (msg: string): void => { process.stderr.write(`[bench:import-parquet] ${msg}\n`); };
 
