@@ -28,7 +28,8 @@ const places: FsqPlace[] = [
   { fsq_place_id: 'fsq-label', name: 'Label Only', latitude: 40.754, longitude: -73.979, fsq_category_ids: ['000000000000000000000000'],
     fsq_category_labels: ['Health and Medicine > Hospital'] },
   { fsq_place_id: 'fsq-unknown', name: 'Mystery', latitude: 40.755, longitude: -73.98, fsq_category_ids: ['ffffffffffffffffffffffff'] },
-  { fsq_place_id: 'fsq-nocat', name: 'No Category', latitude: 48.8566, longitude: 2.3522, locality: 'Paris', country: 'FR', fsq_category_ids: null },
+  { fsq_place_id: 'fsq-nocat', name: 'No Category', latitude: 48.8566, longitude: 2.3522, locality: 'Paris', country: 'FR', fsq_category_ids: null,
+    date_closed: '' }, // an empty string is no date: still open
   { fsq_place_id: 'fsq-nolat', name: 'Nowhere', latitude: null, longitude: null, fsq_category_ids: [HOSPITAL] },
   { fsq_place_id: null, name: 'No id', latitude: 40.75, longitude: -73.97 },
   { fsq_place_id: 'fsq-coffee', name: 'Duplicate', latitude: 40.75, longitude: -73.97, fsq_category_ids: [COFFEE] },

@@ -31,12 +31,15 @@ const COLUMNS = [
 
 export async function readFsq(file: string, progress: Progress, emit: (v: Venue, ref: number | string) => void): Promise<void> {
   await scanParquet(file, { label: 'FSQ OS Places', columns: COLUMNS, required: ['fsq_place_id', 'name'] }, progress, (row, ref) => {
-    if (row.date_closed != null) { progress.closed++; return; }
+    if (isClosed(row.date_closed)) { progress.closed++; return; }
     const v = toVenue(row, progress);
     if (typeof v === 'string') progress.badRow(ref, v);
     else emit(v, ref);
   });
 }
+
+/** A DATE (or a date string, as some copies store it); an empty string is no date. */
+const isClosed = (v: unknown): boolean => v != null && (typeof v === 'string' || v instanceof Uint8Array ? text(v) !== undefined : true);
 
 function toVenue(r: ParquetRow, progress: Progress): Venue | string {
   const id = text(r.fsq_place_id);

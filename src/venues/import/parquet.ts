@@ -98,9 +98,9 @@ export async function scanParquet(path: string, scan: ParquetScan, progress: Pro
         });
         for (let i = 0; i < rows.length; i++) {
           progress.row();
+          done++;
           onRow(rows[i], prefix ? `${prefix}${rowStart + i + 1}` : rowStart + i + 1);
         }
-        done += rows.length;
         rowStart = rowEnd;
       }
     } finally {
