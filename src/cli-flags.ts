@@ -39,7 +39,7 @@ const COMMANDS: Record<string, Command> = {
   import: {
     args: ['<file>'],
     flags: {
-      format: { value: 'osm|jsonl|tsmc', doc: 'the source: an OpenStreetMap .osm.pbf, one JSON venue a line, or TSMC2014 check-ins', required: true },
+      format: { value: 'osm|jsonl|tsmc|fsq-os-places|overture', doc: 'the source: an OpenStreetMap .osm.pbf, one JSON venue a line, TSMC2014 check-ins, or Foursquare OS Places / Overture places Parquet (a file or a directory of them)', required: true },
       out: { value: 'DIR', doc: 'the venue store to build (a running server swaps to it)', required: true },
       quiet: { doc: 'import: no progress or summary log lines' },
     },

@@ -38,7 +38,7 @@ export interface Venue {
 /** `popularity` of a venue whose source does not count visits. */
 export const UNCOUNTED = -1;
 
-export type ImportFormat = 'osm' | 'jsonl' | 'tsmc';
+export type ImportFormat = 'osm' | 'jsonl' | 'tsmc' | 'fsq-os-places' | 'overture';
 
 export interface BadRow {
   /** 1-based line number in the (decompressed) input; for osm, the object id instead. */
@@ -59,5 +59,7 @@ export interface ImportReport {
   bad_rows: BadRow[];
   /** Source categories that did not resolve in the taxonomy, with counts (kept as type "Unknown"). */
   unmapped_categories: Record<string, number>;
+  /** Places the source marks closed, dropped (fsq-os-places, overture). */
+  closed?: number;
   seconds: number;
 }

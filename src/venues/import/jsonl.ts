@@ -15,7 +15,7 @@ import { makeVenue } from './venue.js';
 type Row = Record<string, unknown>;
 
 export async function readJsonl(file: string, progress: Progress, emit: (v: Venue, line: number) => void): Promise<void> {
-  for await (const { no, text, tooLong } of readLines(file)) {
+  for await (const { no, text, tooLong } of readLines(file, progress)) {
     if (text.trim() === '' && !tooLong) continue;
     progress.row();
     if (tooLong) { progress.badRow(no, 'line longer than 1 MiB'); continue; }

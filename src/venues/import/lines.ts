@@ -5,8 +5,9 @@
  * are UTF-8.
  */
 import { createReadStream } from 'node:fs';
-import { open } from 'node:fs/promises';
+import { open, stat } from 'node:fs/promises';
 import { createGunzip } from 'node:zlib';
+import type { Progress } from './report.js';
 
 export interface Line { no: number; text: string; tooLong?: boolean }
 
@@ -28,8 +29,13 @@ async function isGzip(path: string): Promise<boolean> {
   }
 }
 
-export async function* readLines(path: string): AsyncGenerator<Line> {
+/** With `progress`, tells it how far through the file (in compressed bytes, for gzip) it is. */
+export async function* readLines(path: string, progress?: Progress): AsyncGenerator<Line> {
   const file = createReadStream(path, { highWaterMark: 1 << 20 });
+  if (progress) {
+    const size = (await stat(path)).size;
+    progress.track(() => (size > 0 ? file.bytesRead / size : 1));
+  }
   const src = (await isGzip(path)) ? file.pipe(createGunzip()) : file;
   file.on('error', (err) => src.destroy(err)); // pipe() does not forward read errors
   let carry: Buffer[] = [];

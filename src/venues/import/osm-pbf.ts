@@ -16,6 +16,8 @@ export interface OsmVisitor {
   node?(id: number, lat: number, lon: number, tags: Tags | null): void;
   way?(id: number, refs: number[], tags: Tags): void;
   relation?(id: number, members: Member[], tags: Tags): void;
+  /** After each blob: bytes of the file read so far, of size (for progress). */
+  read?(pos: number, size: number): void;
 }
 
 const SUPPORTED = new Set(['OsmSchema-V0.6', 'DenseNodes']);
@@ -42,6 +44,7 @@ export async function scanPbf(path: string, visit: OsmVisitor): Promise<void> {
       const data = unpackBlob(blob, path);
       if (type === 'OSMHeader') checkHeader(data, path);
       else if (type === 'OSMData') visitBlock(data, visit);
+      visit.read?.(pos, size);
     }
   } finally {
     await fh.close();

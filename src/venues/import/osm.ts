@@ -18,10 +18,16 @@ interface Pending { id: string; tags: Tags }
 type Emit = (v: Venue, line: number | string) => void;
 
 export async function readOsm(file: string, progress: Progress, emit: Emit): Promise<void> {
+  // Three passes over the file, so each is a third of the way (nodes, the last, take longest,
+  // which makes an early ETA optimistic, and it corrects itself as the pass runs).
+  let pass = 0, at = 0, size = 1;
+  const read = (pos: number, total: number): void => { at = pos; size = total; };
+  progress.track(() => (pass + at / size) / 3);
   const rels: Array<Pending & { ways: Array<{ ref: number; inner: boolean }> }> = [];
   const wantWays = new NeedSet();
   progress.phase = 'relations';
   await scanPbf(file, {
+    read,
     relation(id, members, tags) {
       progress.row();
       if (!isVenue(tags)) return;
@@ -31,12 +37,14 @@ export async function readOsm(file: string, progress: Progress, emit: Emit): Pro
     },
   });
   wantWays.seal();
+  pass = 1; at = 0;
 
   const ways: Array<Pending & { refs: number[] }> = [];
   const memberRefs = new Map<number, number[]>();
   const wantNodes = new NeedSet();
   progress.phase = 'ways';
   await scanPbf(file, {
+    read,
     way(id, refs, tags) {
       progress.row();
       const venue = isVenue(tags);
@@ -46,11 +54,13 @@ export async function readOsm(file: string, progress: Progress, emit: Emit): Pro
     },
   });
   wantNodes.seal();
+  pass = 2; at = 0;
 
   const lat = new Float64Array(wantNodes.size).fill(NaN);
   const lon = new Float64Array(wantNodes.size);
   progress.phase = 'nodes';
   await scanPbf(file, {
+    read,
     node(id, la, lo, tags) {
       const k = wantNodes.indexOf(id);
       if (k >= 0) { lat[k] = la; lon[k] = lo; }
@@ -68,6 +78,7 @@ export async function readOsm(file: string, progress: Progress, emit: Emit): Pro
     }
     return r;
   };
+  pass = 3; at = 0;
   progress.phase = 'geometry';
   for (const w of ways) {
     const shape = shapeOf([ring(w.refs, false)]);

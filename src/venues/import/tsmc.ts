@@ -38,7 +38,7 @@ function headerCols(line: string): Cols | undefined {
 export async function readTsmc(file: string, progress: Progress, emit: (v: Venue, line: number) => void): Promise<void> {
   const venues = new Map<string, Acc>();
   let cols: Cols | undefined;
-  for await (const { no, text, tooLong } of readLines(file)) {
+  for await (const { no, text, tooLong } of readLines(file, progress)) {
     if (text.trim() === '' && !tooLong) continue;
     if (!cols) {
       const header = headerCols(text);
