@@ -91,8 +91,9 @@ test('the README example runs as written', async () => {
   assert.equal(lines[3], 'exported: 1');
   assert.match(lines[4], /^erased: \{"user_records":1,/);
   assert.equal(lines[5], 'gone: 404');
-  // Once the README shows it, it must show this very program.
+  // The README shows this very program.
   const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
   const shown = /^## Client library\n[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(readme)?.[1];
-  if (shown !== undefined) assert.equal(shown, readFileSync(path.join(FIXTURES, 'example.ts'), 'utf8'), 'README "Client library" example = test/fixtures/client/example.ts');
+  assert.ok(shown !== undefined, 'README has a "Client library" section with a ts block');
+  assert.equal(shown, readFileSync(path.join(FIXTURES, 'example.ts'), 'utf8'), 'README "Client library" example = test/fixtures/client/example.ts');
 });
