@@ -14,7 +14,7 @@ interface Admin1 { code: string; name: string }
 
 export interface Place { name: string; country: string; admin1Code: string; admin1Name?: string; population: number; km: number }
 
-interface Gazetteer { index: KDBush; lon: Float32Array; lat: Float32Array; pop: Float64Array; name: string[]; cc: string[]; admin: string[]; admin1: Map<string, string> }
+interface Gazetteer { index: KDBush; lon: Float32Array; lat: Float32Array; pop: Float64Array; name: string[]; cc: string[]; admin: string[]; admin1: Map<string, string>; perCountry: Map<string, number> }
 
 // Neighbourhoods (PPLX) would turn Midtown into "Hell's Kitchen"; historical/abandoned ones are gone.
 const SKIP = new Set(['PPLX', 'PPLH', 'PPLQ', 'PPLW', 'PPLCH']);
@@ -31,13 +31,14 @@ function load(): Gazetteer {
   const n = cities.length;
   const g: Gazetteer = {
     index: new KDBush(n, 64, Float32Array), lon: new Float32Array(n), lat: new Float32Array(n), pop: new Float64Array(n),
-    name: new Array<string>(n), cc: new Array<string>(n), admin: new Array<string>(n), admin1,
+    name: new Array<string>(n), cc: new Array<string>(n), admin: new Array<string>(n), admin1, perCountry: new Map(),
   };
   cities.forEach((c, i) => {
     const [lon, lat] = c.loc.coordinates;
     g.index.add(lon, lat);
     g.lon[i] = lon; g.lat[i] = lat; g.pop[i] = c.population;
     g.name[i] = c.name; g.cc[i] = c.country; g.admin[i] = c.adminCode;
+    g.perCountry.set(c.country, (g.perCountry.get(c.country) ?? 0) + 1);
   });
   g.index.finish();
   return g;
@@ -54,7 +55,11 @@ const ALIAS: Record<string, string> = { 'New York City': 'New York', Manhattan: 
  */
 export function nearestPlace(lat: number, lon: number, countryCode?: string): Place | undefined {
   const g = (gaz ??= load());
-  const ids = around(g.index, lon, lat, 24, MAX_KM, countryCode ? (i) => g.cc[i] === countryCode : undefined);
+  // A filtered search stops once it has found its count: asking a small country for no more places
+  // than it has keeps Monaco's lookups from walking every French place within 50 km (same answer).
+  const want = countryCode ? Math.min(24, g.perCountry.get(countryCode) ?? 0) : 24;
+  if (want === 0) return undefined;
+  const ids = around(g.index, lon, lat, want, MAX_KM, countryCode ? (i) => g.cc[i] === countryCode : undefined);
   let best = -1;
   let bestScore = Infinity;
   let bestKm = 0;
