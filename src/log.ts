@@ -63,4 +63,6 @@ export const log = {
   error: (msg: string, fields?: Fields) => write(logger, 'error', msg, fields),
   /** Lines operators and scripts rely on (the port a server listens on), whatever the level. */
   notice: (msg: string, fields?: Fields) => write(always, 'info', msg, fields),
+  /** Whether a line at `level` would be written: skips building fields nobody reads. */
+  enabled: (level: Level) => logger.isLevelEnabled(level),
 };

@@ -61,7 +61,7 @@ export class Exchange {
       if (isLast) this.bodyEnded = true;
       if (this.bodyReader) this.run(() => this.bodyReader?.(chunk, isLast));
     });
-    log.debug('request', { request_id: this.requestId, method: this.method, route });
+    if (log.enabled('debug')) this.run(() => log.debug('request', { method: this.method, route }));
   }
 
   /** Runs `fn` as part of this request: its log lines carry the request id. */
@@ -110,7 +110,7 @@ export class Exchange {
 
   fail(err: unknown, closeConnection = false): void {
     const e = asDwellError(err);
-    if (e.code === 'internal') log.error('request failed', { request_id: this.requestId, route: this.route, error: String((err as Error)?.stack ?? err) });
+    if (e.code === 'internal') this.run(() => log.error('request failed', { route: this.route, error: String((err as Error)?.stack ?? err) }));
     const headers: Record<string, string> = {};
     if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
     this.send({ status: e.status, body: e.toJSON(), headers }, closeConnection);
@@ -122,7 +122,7 @@ export class Exchange {
     const seconds = Number(process.hrtime.bigint() - this.started) / 1e9;
     this.metrics.requests.inc({ route: this.route, status: String(status) });
     this.metrics.latency.observe({ route: this.route }, seconds);
-    log.debug('answered', { request_id: this.requestId, method: this.method, route: this.route, status, ms: Math.round(seconds * 1e6) / 1e3 });
+    if (log.enabled('debug')) this.run(() => log.debug('answered', { method: this.method, route: this.route, status, ms: Math.round(seconds * 1e6) / 1e3 }));
     this.onFinish?.();
   }
 }
