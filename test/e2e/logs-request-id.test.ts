@@ -34,13 +34,13 @@ test('all log lines of a request share its id; the id is answered as X-Request-I
     const lines = dwell.logs.map((l) => JSON.parse(l));
     for (const id of ids) {
       const mine = lines.filter((l) => l.request_id === id);
-      assert.deepEqual(mine.map((l) => l.msg), ['request', 'detecting', 'answered'], `the lines of ${id}`);
+      assert.deepEqual(mine.map((l) => l.msg), ['request', 'detected', 'answered'], `the lines of ${id}`);
       assert.ok(mine.every((l) => l.route === undefined || l.route === '/v1/detect'));
       assert.equal(mine[2].status, 200);
       assert.equal(new Set(mine.map((l) => l.pid)).size, 1);
     }
     const oddId = odd.headers.get('x-request-id')!;
-    assert.deepEqual(lines.filter((l) => l.request_id === oddId).map((l) => l.msg), ['request', 'detecting', 'answered']);
+    assert.deepEqual(lines.filter((l) => l.request_id === oddId).map((l) => l.msg), ['request', 'detected', 'answered']);
     assert.deepEqual(lines.filter((l) => l.request_id === none.headers.get('x-request-id')).map((l) => [l.msg, l.status ?? null]), [['request', null], ['answered', 404]]);
     assert.ok(!dwell.logs.some((l) => l.includes('a b') || l.includes('x'.repeat(129))), 'the refused ids are not logged');
     // Lines of no request (startup, shutdown) carry no id.

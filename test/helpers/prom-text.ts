@@ -6,11 +6,11 @@
 export interface Sample { name: string; labels: Record<string, string>; value: number }
 export interface Exposition { samples: Sample[]; types: Map<string, string>; help: Map<string, string> }
 
-const NAME = String.raw`[a-zA-Z_:][a-zA-Z0-9_:]*`;
+const NAME = '[a-zA-Z_:][a-zA-Z0-9_:]*';
 const VALUE = String.raw`(?:[^"\\\n]|\\[\\"n])*`;
-const PAIR = String.raw`[a-zA-Z_][a-zA-Z0-9_]*="${VALUE}"`;
+const PAIR = `[a-zA-Z_][a-zA-Z0-9_]*="${VALUE}"`;
 const SAMPLE = new RegExp(String.raw`^(${NAME})(?:\{((?:${PAIR},?)*)\})? (\S+)(?: -?\d+)?$`);
-const ONE_LABEL = new RegExp(String.raw`([a-zA-Z_][a-zA-Z0-9_]*)="(${VALUE})"`, 'y');
+const ONE_LABEL = new RegExp(`([a-zA-Z_][a-zA-Z0-9_]*)="(${VALUE})"`, 'y');
 
 export function parseExposition(text: string): Exposition {
   const out: Exposition = { samples: [], types: new Map(), help: new Map() };
