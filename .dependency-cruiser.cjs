@@ -5,7 +5,7 @@
  *   shell     src/server/, src/pipeline/, workers/, src/cli*.ts, src/docs/, src/index.ts
  *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/
  *   state     src/users/, src/learned/, src/state/
- *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/signing.ts,
+ *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/log-*.ts, src/signing.ts,
  *             src/config.ts, src/data-dir-lock.ts, src/client/
  *
  * A feature imports another feature only when it is venues/ or apps/: those two are the
@@ -22,7 +22,7 @@
 const SHELL = '^(src/(server|pipeline|docs)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
 const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy)/';
 const STATE = '^src/(users|learned|state)/';
-const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|config|data-dir-lock|signing)\\.ts$)';
+const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|log-[a-z-]+|config|data-dir-lock|signing)\\.ts$)';
 
 module.exports = {
   forbidden: [

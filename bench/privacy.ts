@@ -164,7 +164,7 @@ async function serve(dataDir: string, retentionDays: number, rate: number, secon
   const svc = await spawnService({ name: 'dwell', command: process.execPath, args: [path.join(ROOT, 'dist/src/cli.js'), 'serve'], env, port });
   const pool = new Pool(svc.url, { connections: 64, pipelining: 1, headersTimeout: 15_000, bodyTimeout: 15_000 });
   const removed = async () => {
-    const text = await (await fetch(svc.url + '/metrics')).text();
+    const text = await (await fetch(svc.url + '/metrics', { headers: { authorization: `Bearer ${adminToken}` } })).text();
     return [...text.matchAll(/^dwell_retention_removed_total\{kind="users"\} (\d+)/gm)].reduce((a, m) => a + Number(m[1]), 0);
   };
   try {

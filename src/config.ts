@@ -63,6 +63,8 @@ const SETTINGS = {
   deadRetentionDays: { env: 'DWELL_DEAD_RETENTION_DAYS', doc: 'dead triggers are deleted this long after they were given up on (fractions allowed; 0: kept until replayed)', parse: days, fallback: () => 30 },
   drainTimeoutMs: { env: 'DWELL_DRAIN_TIMEOUT_MS', doc: 'how long SIGTERM waits for in-flight requests', parse: int(0, 600_000), fallback: () => 10_000 },
   storePollMs: { env: 'DWELL_STORE_POLL_MS', doc: 'how often the venue store is checked for a newer import', parse: int(100, 3_600_000), fallback: () => 2_000 },
+  metricsPort: { env: 'DWELL_METRICS_PORT', doc: 'a second listener serving only GET /metrics, without the admin token (0 picks a free one; unset: none, and /metrics is on PORT with the admin token only)', parse: (raw: string): number | null => (raw === '' ? null : int(0, 65535)(raw)), fallback: (): number | null => null },
+  metricsHost: { env: 'DWELL_METRICS_HOST', doc: 'address of the metrics listener: keep it internal (loopback, or a private interface a scraper reaches)', parse: str, fallback: () => '127.0.0.1' },
   logLevel: { env: 'DWELL_LOG_LEVEL', doc: 'debug, info, warn or error', parse: (raw: string) => {
     if (!['debug', 'info', 'warn', 'error'].includes(raw)) throw new Error(`expected debug, info, warn or error, got ${JSON.stringify(raw)}`);
     return raw as 'debug' | 'info' | 'warn' | 'error';
@@ -105,6 +107,7 @@ const DEFAULT_TEXT: { readonly [K in keyof Settings]?: string } = {
   adminToken: 'none',
   workers: 'number of cores',
   state: '`lmdb`',
+  metricsPort: 'none',
 };
 
 /** The settings as a Markdown table (variable, flag, default, meaning): the README's, kept equal to it by test/docs-settings. */

@@ -1,26 +1,68 @@
 /**
- * Structured JSON logs, one object a line on stderr. Secrets never reach here: callers log
- * app keys, never app secrets or credentials.
+ * Structured JSON logs on pino, one object a line on stderr:
+ * `{"level":"info","time":"<ISO 8601>","pid":…,"hostname":…,"request_id"?:…,…fields,"msg":…}`.
+ * Every line written while a request is handled carries its `request_id` (withRequestId, called
+ * by the HTTP shell and the detection worker). Fields and message pass through log-redact.ts:
+ * secrets never, personal data only at debug (contract §7).
+ *
+ * The destination is fd 2 written synchronously, in the main thread and in worker threads alike:
+ * a worker's `process.stderr` is relayed through the main thread and may lose its last lines
+ * when the thread or process ends; a direct write cannot. Pipes to stderr were synchronous before
+ * too (Node writes them so on Linux), so this costs no more than the hand-written logger did.
  */
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { pino } from 'pino';
+import { redactFields, redactText } from './log-redact.js';
+
 type Level = 'debug' | 'info' | 'warn' | 'error';
-const ORDER: Record<Level, number> = { debug: 10, info: 20, warn: 30, error: 40 };
-let threshold: number = ORDER[(process.env.DWELL_LOG_LEVEL as Level) ?? 'info'] ?? ORDER.info;
+type Fields = Record<string, unknown>;
+
+const LEVELS: readonly Level[] = ['debug', 'info', 'warn', 'error'];
+const initial = LEVELS.includes(process.env.DWELL_LOG_LEVEL as Level) ? (process.env.DWELL_LOG_LEVEL as Level) : 'info';
+
+const requests = new AsyncLocalStorage<string>();
+
+const logger = pino({
+  level: initial,
+  messageKey: 'msg',
+  timestamp: pino.stdTimeFunctions.isoTime,
+  formatters: { level: (label) => ({ level: label }) },
+  mixin: () => {
+    const id = requests.getStore();
+    return id === undefined ? {} : { request_id: id };
+  },
+}, pino.destination({ dest: 2, sync: true }));
+
+// Lines operators and scripts rely on (the port a server listens on) are written whatever the level.
+const always = logger.child({}, { level: 'info' });
 
 export function setLogLevel(level: Level): void {
-  threshold = ORDER[level];
+  logger.level = level;
 }
 
-function write(level: Level, msg: string, fields?: Record<string, unknown>, always = false): void {
-  if (ORDER[level] < threshold && !always) return;
-  const line = JSON.stringify({ time: new Date().toISOString(), level, msg, ...fields });
-  process.stderr.write(line + '\n');
+/** Runs `fn` (and whatever it starts: callbacks, promises) with `id` on every log line. */
+export function withRequestId<T>(id: string, fn: () => T): T {
+  return requests.run(id, fn);
+}
+
+/** The request id of the code now running, if it runs for a request. */
+export function currentRequestId(): string | undefined {
+  return requests.getStore();
+}
+
+function write(to: pino.Logger, level: Level, msg: string, fields?: Fields): void {
+  if (!to.isLevelEnabled(level)) return;
+  const personal = level !== 'debug';
+  to[level](fields ? redactFields(fields, personal) : {}, redactText(msg, personal));
 }
 
 export const log = {
-  debug: (msg: string, fields?: Record<string, unknown>) => write('debug', msg, fields),
-  info: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields),
-  warn: (msg: string, fields?: Record<string, unknown>) => write('warn', msg, fields),
-  error: (msg: string, fields?: Record<string, unknown>) => write('error', msg, fields),
+  debug: (msg: string, fields?: Fields) => write(logger, 'debug', msg, fields),
+  info: (msg: string, fields?: Fields) => write(logger, 'info', msg, fields),
+  warn: (msg: string, fields?: Fields) => write(logger, 'warn', msg, fields),
+  error: (msg: string, fields?: Fields) => write(logger, 'error', msg, fields),
   /** Lines operators and scripts rely on (the port a server listens on), whatever the level. */
-  notice: (msg: string, fields?: Record<string, unknown>) => write('info', msg, fields, true),
+  notice: (msg: string, fields?: Fields) => write(always, 'info', msg, fields),
+  /** Whether a line at `level` would be written: skips building fields nobody reads. */
+  enabled: (level: Level) => logger.isLevelEnabled(level),
 };

@@ -1,5 +1,7 @@
 /** The Piscina detection worker's entry point (server/pool.ts); the work is src/pipeline/detect.ts. */
 import { workerData } from 'node:worker_threads';
+import { withRequestId } from '../src/log.js';
+import type { DetectTask } from '../src/pipeline/task.js';
 import { detectTask } from '../src/pipeline/detect.js';
 import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
@@ -8,4 +10,6 @@ import { estimateAddress } from '../src/venues/address.js';
 estimateAddress(0, 0);
 
 /** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */
-export default detectTask(newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions));
+const run = detectTask(newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions));
+/** The worker's log lines carry the request's id, as the HTTP thread's do. */
+export default (task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task));

@@ -64,9 +64,9 @@ export function startDelivery(opts: DeliveryOptions): DeliveryHandle {
   const histograms = new Map<string, ReturnType<Metrics['histogram']>>();
   const counter = (name: string, help: string) => counters.get(name) ?? counters.set(name, metrics.counter(name, help)).get(name)!;
   const histogram = (name: string, help: string) => histograms.get(name) ?? histograms.set(name, metrics.histogram(name, help, SECONDS_BUCKETS)).get(name)!;
-  // Registered now so that they are listed before the first delivery.
-  counter('dwell_postback_attempts_total', 'postback attempts by outcome');
-  histogram('dwell_postback_first_attempt_seconds', 'time from the 202 (trigger queued) to its first postback attempt');
+  // Registered now, with their label names, so that they are listed before the first delivery.
+  metrics.counter('dwell_postback_attempts_total', 'postback attempts by outcome', ['outcome']);
+  metrics.histogram('dwell_postback_first_attempt_seconds', 'time from the 202 (trigger queued) to its first postback attempt', SECONDS_BUCKETS, []);
   metrics.gauge('dwell_outbox_pending', 'triggers waiting for delivery (queue depth)', () => outbox.pendingCount());
   metrics.gauge('dwell_outbox_dead', 'triggers given up on, listed and replayable', () => outbox.depth() - outbox.pendingCount());
   // Reads the whole schedule (one pass over the pending keys): fine at scrape intervals.

@@ -1,83 +1,105 @@
 /**
- * A small Prometheus registry: counters, gauges read on scrape, and histograms. Enough for
- * contract §6's /metrics without a dependency; label sets are few and fixed.
+ * The service's Prometheus registry (contract §6's /metrics), on prom-client: its text format,
+ * label escaping and the default process metrics (CPU, memory, heap, event-loop lag, GC).
+ * The wrappers keep the small API callers had (`inc(labels, by)`, `observe(labels, v)`, gauges
+ * read on scrape) and add two things prom-client leaves to its users: label names are learnt
+ * from the first use when not given, and every label is bounded (metrics-labels.ts).
  */
-type Labels = Record<string, string>;
+import client from 'prom-client';
+import { LabelGuard, type Labels } from './metrics-labels.js';
 
-const key = (labels: Labels) => Object.keys(labels).sort().map((k) => `${k}="${String(labels[k]).replace(/["\\\n]/g, '_')}"`).join(',');
+type Make<M> = (labelNames: string[]) => M;
 
-class Counter {
-  private readonly values = new Map<string, number>();
-  constructor(readonly name: string, readonly help: string) {}
-  inc(labels: Labels = {}, by = 1): void {
-    const k = key(labels);
-    this.values.set(k, (this.values.get(k) ?? 0) + by);
-  }
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
-    for (const [k, v] of this.values) lines.push(`${this.name}${k ? `{${k}}` : ''} ${v}`);
-    return lines.join('\n');
-  }
-}
+/** A metric created on first use unless its label names are known up front. */
+abstract class Bounded<M extends client.Counter | client.Histogram> {
+  private metric?: M;
+  private names: string[] = [];
+  private readonly guard = new LabelGuard();
 
-class Gauge {
-  constructor(readonly name: string, readonly help: string, private readonly read: () => Array<[Labels, number]> | number) {}
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} gauge`];
-    const v = this.read();
-    if (typeof v === 'number') lines.push(`${this.name} ${v}`);
-    else for (const [labels, n] of v) lines.push(`${this.name}{${key(labels)}} ${n}`);
-    return lines.join('\n');
+  constructor(private readonly make: Make<M>, labelNames?: string[]) {
+    if (labelNames) this.create(labelNames);
   }
-}
 
-class Histogram {
-  private readonly series = new Map<string, { counts: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string, readonly buckets: number[]) {}
-  observe(labels: Labels, value: number): void {
-    const k = key(labels);
-    let s = this.series.get(k);
-    if (!s) this.series.set(k, (s = { counts: new Array(this.buckets.length).fill(0), sum: 0, count: 0 }));
-    for (let i = 0; i < this.buckets.length; i++) if (value <= this.buckets[i]) s.counts[i]++;
-    s.sum += value;
-    s.count++;
-  }
-  render(): string {
-    const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
-    for (const [k, s] of this.series) {
-      const pre = k ? k + ',' : '';
-      this.buckets.forEach((b, i) => lines.push(`${this.name}_bucket{${pre}le="${b}"} ${s.counts[i]}`));
-      lines.push(`${this.name}_bucket{${pre}le="+Inf"} ${s.count}`);
-      lines.push(`${this.name}_sum${k ? `{${k}}` : ''} ${s.sum}`);
-      lines.push(`${this.name}_count${k ? `{${k}}` : ''} ${s.count}`);
+  protected labelled(labels: Labels): [M, Labels] {
+    const metric = this.metric ?? this.create(Object.keys(labels));
+    let use = this.guard.bound(labels);
+    // A label this metric was not made with is a caller's slip: dropped, never thrown into a request.
+    for (const k in use) {
+      if (!this.names.includes(k)) {
+        const { [k]: _dropped, ...rest } = use;
+        use = rest;
+      }
     }
-    return lines.join('\n');
+    return [metric, use];
+  }
+
+  private create(labelNames: string[]): M {
+    this.names = labelNames;
+    return (this.metric = this.make(labelNames));
+  }
+}
+
+export class Counter extends Bounded<client.Counter> {
+  inc(labels: Labels = {}, by = 1): void {
+    const [m, l] = this.labelled(labels);
+    m.inc(l, by);
+  }
+}
+
+export class Histogram extends Bounded<client.Histogram> {
+  observe(labels: Labels, value: number): void {
+    const [m, l] = this.labelled(labels);
+    m.observe(l, value);
   }
 }
 
 export class Metrics {
-  private readonly all: Array<Counter | Gauge | Histogram> = [];
-  readonly requests = this.add(new Counter('dwell_http_requests_total', 'HTTP requests by route and status'));
-  readonly latency = this.add(new Histogram('dwell_http_request_duration_seconds', 'HTTP request latency by route',
-    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10]));
-  readonly detections = this.add(new Counter('dwell_detections_total', 'visits answered, by kind and outcome'));
+  readonly registry = new client.Registry();
+  private readonly made = new Map<string, Counter | Histogram>();
+  readonly requests = this.counter('dwell_http_requests_total', 'HTTP requests by route and status', ['route', 'status']);
+  readonly latency = this.histogram('dwell_http_request_duration_seconds', 'HTTP request latency by route',
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], ['route']);
+  readonly detections = this.counter('dwell_detections_total', 'visits answered, by kind and outcome', ['kind', 'outcome']);
 
-  counter(name: string, help: string): Counter {
-    return this.add(new Counter(name, help));
-  }
-  histogram(name: string, help: string, buckets: number[]): Histogram {
-    return this.add(new Histogram(name, help, buckets));
-  }
-  gauge(name: string, help: string, read: () => Array<[Labels, number]> | number): Gauge {
-    return this.add(new Gauge(name, help, read));
+  constructor() {
+    client.collectDefaultMetrics({ register: this.registry });
   }
 
-  render(): string {
-    return this.all.map((m) => m.render()).join('\n') + '\n';
+  /** The same name twice answers the same counter (the delivery bridge asks by name). */
+  counter(name: string, help: string, labelNames?: string[]): Counter {
+    return this.once(name, () => new Counter((names) => new client.Counter({ name, help, labelNames: names, registers: [this.registry] }), labelNames));
   }
 
-  private add<T extends Counter | Gauge | Histogram>(m: T): T {
-    this.all.push(m);
-    return m;
+  histogram(name: string, help: string, buckets: number[], labelNames?: string[]): Histogram {
+    return this.once(name, () => new Histogram((names) => new client.Histogram({ name, help, buckets, labelNames: names, registers: [this.registry] }), labelNames));
+  }
+
+  /** Read on every scrape; a list of [labels, value] for a gauge with `labelNames`. */
+  gauge(name: string, help: string, read: () => Array<[Labels, number]> | number, labelNames: string[] = []): void {
+    const guard = new LabelGuard();
+    new client.Gauge({
+      name, help, labelNames, registers: [this.registry],
+      collect() {
+        const v = read();
+        if (typeof v === 'number') return void this.set(v);
+        this.reset();
+        for (const [labels, n] of v) this.set(guard.bound(labels), n);
+      },
+    });
+  }
+
+  /** The exposition text (Prometheus text format 0.0.4). */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  private once<T extends Counter | Histogram>(name: string, make: () => T): T {
+    let m = this.made.get(name);
+    if (!m) this.made.set(name, (m = make()));
+    return m as T;
   }
 }

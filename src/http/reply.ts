@@ -3,10 +3,13 @@
  * respects an aborted connection, and records the route's status and latency. An answer given
  * while the body is still arriving (a refusal before reading it) is written at once and the rest
  * of the body read and discarded (discard.ts), so the client sees the answer, not a reset.
+ * Each exchange has a request id (the caller's X-Request-Id when it is a sane token, else a new
+ * UUID), answered as X-Request-Id and carried by every log line written while it is handled.
  */
 import type { HttpResponse, HttpRequest } from 'uWebSockets.js';
 import { asDwellError, DwellError } from '../errors.js';
-import { log } from '../log.js';
+import { randomUUID } from 'node:crypto';
+import { log, withRequestId } from '../log.js';
 import type { Metrics } from './metrics.js';
 import { discardRest } from './discard.js';
 
@@ -20,6 +23,9 @@ const STATUS_TEXT: Record<number, string> = {
 /** `body` is serialised as JSON, except a string with its own contentType or bytes (JSON already encoded). */
 export interface Reply { status: number; body: unknown; contentType?: string; headers?: Record<string, string> }
 
+/** Letters, digits and `._:=/+-`, up to 128: UUIDs, ULIDs and tracing ids pass; nothing that could split a header or a log line. */
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:=/+-]{1,128}$/;
+
 /** One request's state, copied out of the stack-allocated HttpRequest. */
 export class Exchange {
   aborted = false;
@@ -28,6 +34,7 @@ export class Exchange {
   readonly method: string;
   readonly url: string;
   readonly query: string;
+  readonly requestId: string;
   /** Body bytes received so far, and whether the last chunk has arrived. */
   bodyBytes = 0;
   bodyEnded = false;
@@ -40,17 +47,26 @@ export class Exchange {
     this.url = req.getUrl();
     this.query = req.getQuery() ?? '';
     req.forEach((k, v) => this.headers.set(k, v));
-    res.onAborted(() => {
+    const given = this.header('x-request-id');
+    this.requestId = SANE_REQUEST_ID.test(given) ? given : randomUUID();
+    // uWS calls these from native code, outside the request's async context: re-entered here.
+    res.onAborted(() => this.run(() => {
       this.aborted = true;
       this.finish(499);
-    });
+    }));
     // Always listened to (uWS ends every request, bodiless ones too, with a last chunk), so the
     // exchange knows whether a body is still arriving whoever reads it, and when.
     res.onData((chunk, isLast) => {
       this.bodyBytes += chunk.byteLength;
       if (isLast) this.bodyEnded = true;
-      this.bodyReader?.(chunk, isLast);
+      if (this.bodyReader) this.run(() => this.bodyReader?.(chunk, isLast));
     });
+    if (log.enabled('debug')) this.run(() => log.debug('request', { method: this.method, route }));
+  }
+
+  /** Runs `fn` as part of this request: its log lines carry the request id. */
+  run<T>(fn: () => T): T {
+    return withRequestId(this.requestId, fn);
   }
 
   /** Hands the body's chunks to `reader`, instead of any earlier one. Call before they arrive. */
@@ -80,6 +96,7 @@ export class Exchange {
     this.res.cork(() => {
       this.res.writeStatus(STATUS_TEXT[r.status] ?? String(r.status));
       this.res.writeHeader('Content-Type', r.contentType ?? 'application/json');
+      this.res.writeHeader('X-Request-Id', this.requestId);
       for (const [k, v] of Object.entries(r.headers ?? {})) this.res.writeHeader(k, v);
       if (!early) return void this.res.end(body, closeConnection); // uWS says Connection: close itself
       // Early: the head and body go now, as one chunk; the response ends once the request's body
@@ -93,7 +110,7 @@ export class Exchange {
 
   fail(err: unknown, closeConnection = false): void {
     const e = asDwellError(err);
-    if (e.code === 'internal') log.error('request failed', { route: this.route, error: String((err as Error)?.stack ?? err) });
+    if (e.code === 'internal') this.run(() => log.error('request failed', { route: this.route, error: String((err as Error)?.stack ?? err) }));
     const headers: Record<string, string> = {};
     if (e.retryAfter !== undefined) headers['Retry-After'] = String(e.retryAfter);
     this.send({ status: e.status, body: e.toJSON(), headers }, closeConnection);
@@ -102,8 +119,10 @@ export class Exchange {
   private finish(status: number): void {
     if (this.done) return;
     this.done = true;
+    const seconds = Number(process.hrtime.bigint() - this.started) / 1e9;
     this.metrics.requests.inc({ route: this.route, status: String(status) });
-    this.metrics.latency.observe({ route: this.route }, Number(process.hrtime.bigint() - this.started) / 1e9);
+    this.metrics.latency.observe({ route: this.route }, seconds);
+    if (log.enabled('debug')) this.run(() => log.debug('answered', { method: this.method, route: this.route, status, ms: Math.round(seconds * 1e6) / 1e3 }));
     this.onFinish?.();
   }
 }

@@ -55,6 +55,7 @@ function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof ope
     const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
+    log.debug('detected', { kind: valid.kind, app_key: task.app.app_key, visits: items.length });
     const fixes = () => asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data);
     const who = userOf(b);
     const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, who, fixes, task.now);

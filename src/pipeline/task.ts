@@ -19,4 +19,6 @@ export interface DetectTask {
   dataDir: string;
   /** Server time of receipt, ms. */
   now: number;
+  /** The HTTP request's id (X-Request-Id), for the worker's log lines. */
+  requestId?: string;
 }

@@ -12,6 +12,7 @@ import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
 import { ReplayCache } from './replay-cache.js';
 import { Metrics } from '../http/metrics.js';
+import { listenMetrics } from '../http/metrics-listener.js';
 import { DetectPool } from './pool.js';
 import { Exchange, type Reply } from '../http/reply.js';
 import { Router } from './router.js';
@@ -20,7 +21,7 @@ import { handleSigned } from './signed.js';
 import { readiness } from './readiness.js';
 import { detectHandler } from './detect-route.js';
 import { checkMediaType } from '../http/json-body.js';
-import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
+import { adminRoutes, checkBearer, handleAdmin, type AdminHandler } from './admin.js';
 import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
@@ -63,7 +64,6 @@ export async function startServer(config: Config): Promise<Server> {
   metrics.gauge('dwell_detect_queue_depth', 'detections waiting for a worker', () => pool.queued);
   metrics.gauge('dwell_outbox_depth', 'triggers in the outbox (pending and dead)', () => outbox.depth());
   metrics.gauge('dwell_inflight_requests', 'requests being handled', () => inflight);
-  metrics.gauge('process_resident_memory_bytes', 'resident memory of the server process', () => process.memoryUsage.rss());
   metrics.gauge('dwell_replay_cache_entries', 'signatures remembered against replays', () => replays.size);
   metrics.gauge('dwell_venues', 'venues in the served store', () => store?.count ?? 0);
 
@@ -75,7 +75,11 @@ export async function startServer(config: Config): Promise<Server> {
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
     .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining })))
-    .add('GET', '/metrics', (ex) => json(ex, { status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }))
+    // Contract §6: its labels name apps, so on this port only with the admin token.
+    .add('GET', '/metrics', (ex) => {
+      checkBearer(ex, config.adminToken);
+      metrics.render().then((body) => json(ex, { status: 200, body, contentType: metrics.contentType }), (err) => ex.fail(err));
+    })
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
   const geofences = openGeofenceService(config.dataDir);
   for (const [method, pattern, h] of geofenceRoutes(geofences)) {
@@ -106,6 +110,9 @@ export async function startServer(config: Config): Promise<Server> {
     const ex = new Exchange(res, req, route, metrics, () => {
       if (--inflight === 0 && idle) idle();
     });
+    ex.run(() => dispatch(ex, match));
+  });
+  const dispatch = (ex: Exchange, match: ReturnType<typeof router.match> | undefined) => {
     if (draining) return ex.fail(new DwellError('unavailable', 'the server is shutting down', undefined, 1), true);
     if (!match) {
       try {
@@ -121,12 +128,14 @@ export async function startServer(config: Config): Promise<Server> {
     } catch (err) {
       ex.fail(err);
     }
-  });
+  };
 
   const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
     app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`))));
   });
   const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
+  const internal = config.metricsPort === null ? null : await listenMetrics(metrics, config.metricsHost, config.metricsPort);
+  if (internal) log.notice('metrics listening', { port: internal.port, host: config.metricsHost });
   log.notice('listening', { port, host: config.host, workers: config.workers, data_dir: config.dataDir });
 
   return {
@@ -143,6 +152,7 @@ export async function startServer(config: Config): Promise<Server> {
         });
       }
       stopWatching();
+      await internal?.close();
       await replays.close();
       await pool.close();
       await privacy.close();

@@ -36,6 +36,7 @@ export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppReco
     store,
     dataDir: deps.dataDir,
     now,
+    requestId: ex.requestId,
   });
   if (!out.ok) throw DwellError.fromJSON(out.error);
   for (const outcome of ['venue', 'transit', 'no_venue'] as const) {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { startDwell, tempDir, type Running } from '../helpers/server.js';
+import { scrape } from '../helpers/scrape.js';
 import { createApp, signed, signHeaders, type TestApp } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 
@@ -173,7 +174,7 @@ test('a body that never finishes does not stall other requests', async () => {
 
 test('10,000 bad requests in a row leave the server answering and memory near its baseline', async () => {
   const rss = async () => {
-    const text = await (await fetch(dwell.url + '/metrics')).text();
+    const text = await scrape(dwell.url);
     return Number(/^process_resident_memory_bytes (\d+)/m.exec(text)![1]);
   };
   const bad = gzipSync(JSON.stringify(visitRequest()));

@@ -3,7 +3,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { startDwell } from '../helpers/server.js';
+import { ADMIN_TOKEN, startDwell } from '../helpers/server.js';
+import { scrape } from '../helpers/scrape.js';
 import { createApp, signed, signHeaders } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
@@ -19,11 +20,11 @@ test('healthz, readyz and Prometheus metrics', async () => {
     assert.deepEqual(readyBody.checks, { venue_store: 'open', delivery: 'running', server: 'serving' });
     const app = await createApp(dwell.url);
     await signed(dwell.url, app, '/v1/detect', visitRequest());
-    const res = await fetch(dwell.url + '/metrics');
+    const res = await fetch(dwell.url + '/metrics', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     assert.match(res.headers.get('content-type')!, /^text\/plain/);
     const text = await res.text();
     assert.match(text, /^dwell_http_requests_total\{route="\/v1\/detect",status="200"\} 1$/m);
-    assert.match(text, /^dwell_http_request_duration_seconds_bucket\{route="\/v1\/detect",le="\+Inf"\} 1$/m);
+    assert.match(text, /^dwell_http_request_duration_seconds_bucket\{le="\+Inf",route="\/v1\/detect"\} 1$/m);
     assert.match(text, /^dwell_detections_total\{kind="structured",outcome="transit"\} 1$/m);
     assert.match(text, /^dwell_detect_queue_depth \d+$/m);
   } finally {
@@ -46,7 +47,7 @@ test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
   socket.write(bytes.subarray(0, 10));
   // The metrics request counts itself: two in flight means the detection's headers are in.
   await until('the detection in flight', async () => {
-    const m = /^dwell_inflight_requests (\d+)$/m.exec(await (await fetch(dwell.url + '/metrics')).text());
+    const m = /^dwell_inflight_requests (\d+)$/m.exec(await scrape(dwell.url));
     return m !== null && Number(m[1]) >= 2;
   });
   const exited = dwell.stop('SIGTERM');

@@ -6,6 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { scrape } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { OBJECT_NAME, S3RVER_KEYS, listKeys, readObject, startS3, until, type LocalS3 } from '../bucket-helpers.js';
@@ -56,7 +57,7 @@ test('a 202 request\'s triggers land in the app\'s S3 bucket as gzip JSON lines'
     return body.count === 0;
   }, 10_000);
   const metrics = await until('export metrics', async () => {
-    const text = await (await fetch(dwell.url + '/metrics')).text();
+    const text = await scrape(dwell.url);
     return text.includes(`dwell_bucket_export_attempts_total{app_key="${app.app_key}",outcome="ok"} 1`) && text;
   }, 5_000);
   assert.match(metrics, new RegExp(`dwell_bucket_export_triggers_total\\{app_key="${app.app_key}",outcome="ok"\\} 2`));

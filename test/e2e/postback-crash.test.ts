@@ -13,6 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { ADMIN_TOKEN, CLI, startDwell, tempDir, type Running } from '../helpers/server.js';
+import { scrape } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { Outbox } from '../../src/delivery/outbox.js';
@@ -39,7 +40,7 @@ async function holdingReceiver() {
   };
 }
 
-const metric = async (dwell: Running, line: RegExp) => Number((await (await fetch(dwell.url + '/metrics')).text()).match(line)?.[1] ?? 0);
+const metric = async (dwell: Running, line: RegExp) => Number((await scrape(dwell.url)).match(line)?.[1] ?? 0);
 
 test('kill -9 while the receiver holds claimed triggers open: nothing was pushed into the future, and a restart sends them at once', async () => {
   const sink = await holdingReceiver();

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { scrape } from '../helpers/scrape.js';
 import { createApp, signed, type TestApp } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { verifyPostback } from '../../src/index.js';
@@ -113,7 +114,7 @@ test('one signed trigger per event, with user_info and the caller\'s ids, first 
   await until('the outbox to empty', async () => (await admin(dwell, `/admin/apps/${app.app_key}/deliveries`)).body.count === 0);
   // The worker reports its counts to the main thread about twice a second.
   const metrics = await until('attempts in /metrics', async () => {
-    const text = await (await fetch(dwell.url + '/metrics')).text();
+    const text = await scrape(dwell.url);
     return /dwell_postback_attempts_total\{outcome="success"\} \d+/.test(text) && text;
   });
   assert.match(metrics, /dwell_postback_first_attempt_seconds_count \d+/);

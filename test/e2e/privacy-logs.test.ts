@@ -8,6 +8,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import { startDwell } from '../helpers/server.js';
+import { scrape } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
@@ -35,7 +36,7 @@ test('a realistic run leaves no coordinates, networks or ids in the info logs', 
     assert.equal((await signed(dwell.url, down, '/v1/detect', body)).status, 202);
     // A bad request naming the user: refused, not logged.
     assert.equal((await signed(dwell.url, sync, '/v1/detect', { ...IDS, data: [{ timestamp: 'x', location: { lat: 91.123456, long: CASINO.long } }] })).status, 400);
-    await until('a failed postback attempt', async () => /dwell_postback_attempts_total\{[^}]*outcome="network_error"/.test(await (await fetch(dwell.url + '/metrics')).text()));
+    await until('a failed postback attempt', async () => /dwell_postback_attempts_total\{[^}]*outcome="network_error"/.test(await scrape(dwell.url)));
     assert.equal((await signed(dwell.url, sync, `/v2/apps/${sync.app_key}/users/export?advertising_id=${IDS.advertising_id}`)).status, 200);
     assert.equal((await signed(dwell.url, sync, `/v2/apps/${sync.app_key}/users/erase`, IDS)).status, 200);
     const address = r.body.data[0].visit.place.estimated_address;

@@ -14,6 +14,7 @@ import { RetentionSweeper } from '../../src/privacy/retention.js';
 import { eraseUsers } from '../../src/privacy/erase.js';
 import { DAY_MS, slotFor } from '../../src/users/touch.js';
 import { startDwell, tempDir } from '../helpers/server.js';
+import { scrape } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
@@ -118,7 +119,7 @@ test('the server deletes users after DWELL_USER_RETENTION_DAYS, and counts them 
     const exported = () => signed(dwell.url, app, `/v2/apps/${app.app_key}/users/export?advertising_id=short-lived`);
     assert.ok((await exported()).body.users[0].record, 'stored at first');
     await until('the user swept', async () => (await exported()).body.users[0].record === null);
-    const metrics = await (await fetch(dwell.url + '/metrics')).text();
+    const metrics = await scrape(dwell.url);
     assert.match(metrics, /dwell_retention_removed_total\{kind="users"\} 1/);
   } finally {
     await dwell.stop();
