@@ -45,7 +45,7 @@ export const SERVICE_OPERATIONS: Record<string, OperationDoc> = {
   },
   'GET /metrics': {
     tag: 'Service', auth: 'metrics', summary: 'Prometheus metrics',
-    description: 'Requests by route and status, latencies, detections, queue depths, deliveries. Its labels name apps: see the README for the credential it asks.',
+    description: 'Requests by route and status, latencies, detections, queue depths, deliveries, process metrics. Its labels name apps, so on the public port it needs the admin token (401 without); DWELL_METRICS_PORT opens an internal listener that serves it without one.',
     answers: { 200: { description: 'Prometheus text exposition format', contentType: 'text/plain', raw: { type: 'string' } } },
   },
   'GET /openapi.json': {

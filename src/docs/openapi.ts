@@ -78,7 +78,7 @@ function operation(op: OperationDoc, method: string, pattern: string): Record<st
     tags: [op.tag],
     summary: op.summary,
     ...(op.description ? { description: op.description } : {}),
-    security: op.auth === 'signed' ? SIGNED : op.auth === 'admin' ? ADMIN : op.auth === 'metrics' ? [...ADMIN, {}] : [],
+    security: op.auth === 'signed' ? SIGNED : op.auth === 'admin' || op.auth === 'metrics' ? ADMIN : [],
     ...(params.length ? { parameters: params } : {}),
     ...(op.body ? {
       requestBody: {
