@@ -7,7 +7,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { AppSettings } from '../src/delivery/app-settings.js';
-import { Outbox } from '../src/delivery/outbox.js';
+import { openOutbox } from '../src/delivery/open-outbox.js';
 import { postbackSender } from '../src/delivery/postback/index.js';
 import { bucketExporter } from '../src/delivery/bucket/index.js';
 import { WorkerMetrics } from '../src/delivery/worker-metrics.js';
@@ -26,12 +26,14 @@ if (init.logLevel) setLogLevel(init.logLevel);
 
 const ctx: WorkerContext = {
   init,
-  outbox: new Outbox(init.dataDir),
+  outbox: await openOutbox(init.state, init.dataDir, { consume: true, name: 'dwell-delivery' }),
   apps: new AppSettings(init.dataDir),
   metrics: new WorkerMetrics((m: FromWorker) => port.postMessage(m)),
 };
 const senders = SENDERS.map((make) => make(ctx));
 for (const s of senders) s.start();
+// JetStream: triggers published by any node arrive here; LMDB: this thread never enqueues.
+ctx.outbox.onEnqueue(() => { for (const s of senders) s.wake(); });
 log.info('delivery worker started', { senders: senders.map((s) => s.name) });
 port.postMessage({ type: 'started' } satisfies FromWorker);
 

@@ -7,7 +7,7 @@ import type { Config } from '../config.js';
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import { AppRegistry } from '../apps/registry.js';
-import { Outbox } from '../delivery/outbox.js';
+import { forPrivacy, openOutbox } from '../delivery/open-outbox.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
 import { ReplayCache } from './replay-cache.js';
@@ -39,9 +39,9 @@ export async function startServer(config: Config): Promise<Server> {
   // Before any worker opens the users store: see drop-unscoped.ts.
   await dropUnscopedUsers(config.dataDir);
   const apps = new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
-  const outbox = new Outbox(config.dataDir);
+  const outbox = await openOutbox(config.state, config.dataDir, { consume: false, name: 'dwell-http' });
   const delivery = startDelivery({
-    dataDir: config.dataDir, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel,
+    dataDir: config.dataDir, state: config.state, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel,
     perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
@@ -80,7 +80,7 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes(geofences)) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, metrics });
+  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, metrics });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
