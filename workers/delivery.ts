@@ -10,6 +10,7 @@ import { AppSettings } from '../src/delivery/app-settings.js';
 import { openOutbox } from '../src/delivery/open-outbox.js';
 import { postbackSender } from '../src/delivery/postback/index.js';
 import { bucketExporter } from '../src/delivery/bucket/index.js';
+import { NODE_ID } from '../src/delivery/bucket/node-id.js';
 import { WorkerMetrics } from '../src/delivery/worker-metrics.js';
 import type { DeliverySender, WorkerContext, WorkerInit } from '../src/delivery/service.js';
 import type { FromWorker, ToWorker } from '../src/delivery/thread-messages.js';
@@ -34,7 +35,7 @@ const senders = SENDERS.map((make) => make(ctx));
 for (const s of senders) s.start();
 // JetStream: triggers published by any node arrive here; LMDB: this thread never enqueues.
 ctx.outbox.onEnqueue(() => { for (const s of senders) s.wake(); });
-log.info('delivery worker started', { senders: senders.map((s) => s.name) });
+log.info('delivery worker started', { senders: senders.map((s) => s.name), node_id: NODE_ID, state: init.state.kind });
 port.postMessage({ type: 'started' } satisfies FromWorker);
 
 port.on('message', (m: ToWorker) => {
