@@ -41,6 +41,7 @@ const COMMANDS: Record<string, Command> = {
     flags: {
       format: { value: 'osm|jsonl|tsmc', doc: 'the source: an OpenStreetMap .osm.pbf, one JSON venue a line, or TSMC2014 check-ins', required: true },
       out: { value: 'DIR', doc: 'the venue store to build (a running server swaps to it)', required: true },
+      publish: { value: 'STATE', doc: 'also publish it to the cluster at these NATS URLs (its nodes switch to it)' },
       quiet: { doc: 'import: no progress or summary log lines' },
     },
   },

@@ -10,6 +10,7 @@ import { AppRegistry } from '../apps/registry.js';
 import { forPrivacy, openOutbox } from '../delivery/open-outbox.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
+import { openVenueSource } from '../venues/venue-source.js';
 import { ReplayCache } from './replay-cache.js';
 import { Metrics } from '../http/metrics.js';
 import { DetectPool } from './pool.js';
@@ -53,11 +54,12 @@ export async function startServer(config: Config): Promise<Server> {
   let inflight = 0;
   let idle: (() => void) | null = null;
 
-  const stopWatching = watchStore(config.venues, (h) => { store = h; }, config.storePollMs);
-  loadStore(config.venues).then((h) => {
+  const venues = await openVenueSource(config); // cluster mode: the published snapshots
+  const stopWatching = watchStore(venues.root, (h) => { store = h; }, config.storePollMs);
+  loadStore(venues.root).then((h) => {
     store ??= h;
     log.info('venue store loaded', { store: h.id, venues: h.count, dir: h.dir });
-  }, (err) => log.error('venue store failed to load', { dir: config.venues, error: String(err?.message ?? err) }));
+  }, (err) => log.error('venue store failed to load', { dir: venues.root, error: String(err?.message ?? err) }));
 
   metrics.gauge('dwell_detect_queue_depth', 'detections waiting for a worker', () => pool.queued);
   metrics.gauge('dwell_outbox_depth', 'triggers in the outbox (pending and dead)', () => outbox.depth());
@@ -136,6 +138,7 @@ export async function startServer(config: Config): Promise<Server> {
         });
       }
       stopWatching();
+      await venues.close();
       await replays.close();
       await pool.close();
       await privacy.close();
