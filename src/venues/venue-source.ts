@@ -5,13 +5,13 @@
  */
 import { mkdir } from 'node:fs/promises';
 import type { Config } from '../config.js';
-import { VenueSnapshots } from '../state/nats/venue-snapshots.js';
 import { followSnapshots, snapshotRoot } from './snapshot-follow.js';
 
 export interface VenueSource { root: string; close(): Promise<void> }
 
 export async function openVenueSource(config: Pick<Config, 'state' | 'venues' | 'dataDir' | 'storePollMs'>): Promise<VenueSource> {
   if (config.state.kind === 'lmdb') return { root: config.venues, close: async () => {} };
+  const { VenueSnapshots } = await import('../state/nats/venue-snapshots.js'); // cluster mode only
   const snapshots = await VenueSnapshots.open(config.state.servers);
   const root = snapshotRoot(config.dataDir);
   await mkdir(root, { recursive: true });

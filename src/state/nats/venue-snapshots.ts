@@ -9,7 +9,7 @@
 import { createReadStream, createWriteStream } from 'node:fs';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { Readable, Writable } from 'node:stream';
+import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { connectNats, type NatsState } from './connect.js';
