@@ -84,7 +84,8 @@ async function run(engine: string, state: StateTarget): Promise<Run> {
     let next = 0;
     const t0 = performance.now();
     await Promise.all(Array.from({ length: opts.concurrency }, async () => {
-      for (let i; (i = next, next += 2) < opts.backlog;) {
+      for (let i = next; i < opts.backlog; i = next) {
+        next += 2;
         const app = keys[(i / 2) % keys.length];
         const s = performance.now();
         await outbox.enqueue(app, [trigger(app, i), trigger(app, i + 1)]);

@@ -80,10 +80,9 @@ export class OutboxClaims {
 
   async settle(r: Results, now = Date.now()): Promise<void> {
     const done: Promise<unknown>[] = [];
-    for (const k of r.acks ?? []) {
-      const h = this.take(k.app_key, k.id);
-      if (h) done.push(h.m.ackAck());
-    }
+    // Acks are not waited for (no round trip each): one lost on the way only means the trigger
+    // is sent again after the ack wait, which at-least-once delivery allows (receivers dedupe).
+    for (const k of r.acks ?? []) this.take(k.app_key, k.id)?.m.ack();
     for (const k of r.retries ?? []) this.take(k.app_key, k.id)?.m.nak(Math.max(0, k.at - now));
     for (const k of r.kills ?? []) {
       const h = this.take(k.app_key, k.id);
