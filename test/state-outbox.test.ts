@@ -126,3 +126,34 @@ for (const [name, make] of engines) {
     });
   });
 }
+
+describe('trigger queue on nats: claims across nodes', () => {
+  test('a held claim stays with its node past the ack wait (kept alive); once that node is gone, another node gets it', async () => {
+    const urls = nats.urls.split(',');
+    const producer = await NatsOutbox.open(urls, { statsMs: 0 });
+    const a = await NatsOutbox.open(urls, { consume: true, statsMs: 0, ackWaitMs: 1_500 });
+    const b = await NatsOutbox.open(urls, { consume: true, statsMs: 0, ackWaitMs: 1_500 });
+    try {
+      const app = `ak_t${++appN}`;
+      await producer.enqueue(app, [trigger(app, 'u1')]);
+      let held: OutboxEntry[] = [];
+      for (let i = 0; i < 400 && held.length === 0; i++) {
+        held = [...a.claimDue([[app, 1]], Date.now()), ...b.claimDue([[app, 1]], Date.now())];
+        if (!held.length) await new Promise((r) => setTimeout(r, 25));
+      }
+      assert.equal(held.length, 1);
+      const [owner, other] = a.leased() ? [a, b] : [b, a];
+      await new Promise((r) => setTimeout(r, 4_000)); // more than twice the ack wait: a bucket batch's window
+      assert.equal(other.claimDue([[app, 1]], Date.now()).length, 0, 'not handed out twice while held');
+      await owner.close(); // gone without settling, as after a kill -9
+      const [again] = await claim(other, app, 1);
+      assert.equal(again?.id, held[0].id, 'the other node gets it');
+      assert.equal(again.attempts, 2);
+      await other.ack([again]);
+    } finally {
+      await a.close().catch(() => {});
+      await b.close().catch(() => {});
+      await producer.close();
+    }
+  });
+});
