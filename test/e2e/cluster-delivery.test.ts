@@ -12,8 +12,10 @@ import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpSync } from 'node:fs';
-import { startDwell, tempDir, waitReady, type Running } from '../helpers/server.js';
+import { cpSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { ROOT, startDwell, tempDir, waitReady, type Running } from '../helpers/server.js';
+import { publishStore } from '../../src/venues/import/publish.js';
 import { createApp, signed, type TestApp } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { startNatsCluster, type NatsCluster } from '../helpers/nats-server.js';
@@ -50,6 +52,9 @@ const nodes: Running[] = [];
 /** Two nodes on the same queue and the same app. */
 before(async () => {
   nats = await startNatsCluster(1);
+  // Cluster nodes serve the venue store published to the cluster: the bundled sample.
+  const venues = join(ROOT, 'data', 'monaco');
+  await publishStore(nats.urls.split(','), venues, readFileSync(join(venues, 'CURRENT'), 'utf8').trim(), true);
   sink = await receiver();
   const env = { DWELL_STATE: nats.urls, DWELL_POSTBACK_CONCURRENCY: '64' };
   // A loaded machine can take longer than the helper's 20 s to start a delivery worker.
