@@ -41,6 +41,7 @@ const COMMANDS: Record<string, Command> = {
     flags: {
       format: { value: 'osm|jsonl|tsmc|fsq-os-places|overture', doc: 'the source: an OpenStreetMap .osm.pbf, one JSON venue a line, TSMC2014 check-ins, or Foursquare OS Places / Overture places Parquet (a file or a directory of them)', required: true },
       out: { value: 'DIR', doc: 'the venue store to build (a running server swaps to it)', required: true },
+      publish: { value: 'STATE', doc: 'also publish it to the cluster at these NATS URLs (its nodes switch to it)' },
       quiet: { doc: 'import: no progress or summary log lines' },
     },
   },

@@ -36,9 +36,12 @@ async function main(argv: string[]): Promise<number> {
     }
     case 'import': {
       const { runImport } = await import('./venues/import/build.js');
-      const { format, out, quiet } = values as { format: 'osm' | 'jsonl' | 'tsmc'; out: string; quiet?: true };
+      const { format, out, quiet, publish } = values as { format: 'osm' | 'jsonl' | 'tsmc'; out: string; quiet?: true; publish?: string };
+      const state = publish === undefined ? undefined : loadConfig({ '--state': publish }).state; // validated before the import runs
+      if (state?.kind === 'lmdb') throw new UsageError('dwell import: --publish takes the NATS URLs of a cluster (nats://h1:4222,…)');
       const report = await runImport({ format, file: positionals[0], out, quiet: quiet === true });
-      process.stdout.write(JSON.stringify(report, null, 2) + '\n');
+      const published = state ? await (await import('./venues/import/publish.js')).publishStore(state.servers, report.out, report.version, quiet === true) : undefined;
+      process.stdout.write(JSON.stringify(published ? { ...report, published } : report, null, 2) + '\n');
       return 0;
     }
     case 'help':

@@ -7,9 +7,10 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { AppSettings } from '../src/delivery/app-settings.js';
-import { Outbox } from '../src/delivery/outbox.js';
+import { openOutbox } from '../src/delivery/open-outbox.js';
 import { postbackSender } from '../src/delivery/postback/index.js';
 import { bucketExporter } from '../src/delivery/bucket/index.js';
+import { NODE_ID } from '../src/delivery/bucket/node-id.js';
 import { WorkerMetrics } from '../src/delivery/worker-metrics.js';
 import type { DeliverySender, WorkerContext, WorkerInit } from '../src/delivery/service.js';
 import type { FromWorker, ToWorker } from '../src/delivery/thread-messages.js';
@@ -26,13 +27,15 @@ if (init.logLevel) setLogLevel(init.logLevel);
 
 const ctx: WorkerContext = {
   init,
-  outbox: new Outbox(init.dataDir),
+  outbox: await openOutbox(init.state, init.dataDir, { consume: true, name: 'dwell-delivery' }),
   apps: new AppSettings(init.dataDir),
   metrics: new WorkerMetrics((m: FromWorker) => port.postMessage(m)),
 };
 const senders = SENDERS.map((make) => make(ctx));
 for (const s of senders) s.start();
-log.info('delivery worker started', { senders: senders.map((s) => s.name) });
+// JetStream: triggers published by any node arrive here; LMDB: this thread never enqueues.
+ctx.outbox.onEnqueue(() => { for (const s of senders) s.wake(); });
+log.info('delivery worker started', { senders: senders.map((s) => s.name), node_id: NODE_ID, state: init.state.kind });
 port.postMessage({ type: 'started' } satisfies FromWorker);
 
 port.on('message', (m: ToWorker) => {

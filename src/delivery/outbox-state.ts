@@ -1,45 +1,8 @@
 /** The outbox's records: what is stored per entry, what senders get, and how results come back. */
 import type { Database, RootDatabase } from 'lmdb';
 
-export type TriggerStatus = 'pending' | 'dead';
-
-/**
- * What a sender sends: the trigger's id and its JSON as UTF-8 bytes exactly as serialised once,
- * at enqueue. Signed and sent as they are (a Buffer: undici and HMAC take it without copying).
- */
-export interface Payload { id: string; body: Buffer }
-
-/** The small, often rewritten part of an entry; the body is stored apart and never rewritten. */
-export interface EntryState {
-  id: string;
-  app_key: string;
-  status: TriggerStatus;
-  attempts: number;
-  /** ms: when the entry is next due (a claim leaves it as it is: leases are in memory). */
-  next_at: number;
-  created_at: number;
-  /** ms of the first delivery attempt, for the 202 → first attempt metric. */
-  first_attempt_at?: number;
-  /** ms of the last replay of a dead entry: its retry window starts again from here. */
-  replayed_at?: number;
-  last_error?: string;
-  /** ms when it was given up on (dead): its retention runs from here (privacy/retention.ts). */
-  dead_at?: number;
-}
-
-export interface OutboxEntry extends EntryState, Payload {}
-
-/** An entry as the admin API lists it: the trigger JSON as text. */
-export interface ListedEntry extends EntryState { body: string }
-
-export type EntryKey = Pick<EntryState, 'app_key' | 'id'>;
-
-/** Results of sends, written in one transaction: many sends' outcomes cost about one commit. */
-export interface Results {
-  acks?: EntryKey[];
-  retries?: Array<EntryKey & { at: number; error: string }>;
-  kills?: Array<EntryKey & { error: string }>;
-}
+export type { EntryKey, EntryState, ListedEntry, OutboxEntry, Payload, Results, TriggerStatus } from '../state/outbox-types.js';
+import type { EntryState } from '../state/outbox-types.js';
 
 /**
  * A pending state with a new schedule, built field by field rather than spread: one object shape

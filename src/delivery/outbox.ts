@@ -19,15 +19,17 @@ import type { Trigger } from '../schemas/visit.js';
 import { Leases } from './leases.js';
 import { OutboxIndex, ownerOf } from './outbox-index.js';
 import { migrateGlobalSchedule, state, type EntryKey, type EntryState, type ListedEntry, type OutboxEntry, type Results, type TriggerStatus } from './outbox-state.js';
+import type { Removed, TriggerQueue } from '../state/outbox-types.js';
 
 export type { EntryKey, EntryState, ListedEntry, OutboxEntry, Payload, Results, TriggerStatus } from './outbox-state.js';
+export type { TriggerQueue } from '../state/outbox-types.js';
 
 type Key = [string, string];
 type AppDueKey = [string, number, string];
 const MAX = '\uffff';
 const EMPTY = Buffer.alloc(0);
 
-export class Outbox {
+export class Outbox implements TriggerQueue {
   private readonly root: RootDatabase;
   /**
    * Entry states keyed [app_key, id] so one app's backlog is one range. msgpackr's structures are
@@ -227,6 +229,22 @@ export class Outbox {
   onEnqueue(wake: () => void): () => void {
     this.wakeups.add(wake);
     return () => this.wakeups.delete(wake);
+  }
+
+  eraseUser(app: string, user: string): Promise<Removed> {
+    return this.index.eraseUser(app, user);
+  }
+
+  deleteApp(app: string, max?: number): Promise<number> {
+    return this.index.deleteApp(app, max);
+  }
+
+  purgeDead(cutoff: number, max: number): Promise<number> {
+    return this.index.purgeDead(cutoff, max);
+  }
+
+  async userTriggers(app: string, user: string): Promise<Array<{ state: EntryState; trigger: unknown }>> {
+    return this.index.idsOf(app, user).flatMap((id) => this.index.entry(app, id) ?? []);
   }
 
   close(): Promise<void> {

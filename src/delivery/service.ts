@@ -8,9 +8,10 @@
 import { Worker } from 'node:worker_threads';
 import { log } from '../log.js';
 import type { Metrics } from '../http/metrics.js';
-import type { Outbox } from './outbox.js';
+import type { TriggerQueue as Outbox } from './outbox.js';
 import type { FromWorker, ToWorker } from './thread-messages.js';
 import type { WorkerMetrics } from './worker-metrics.js';
+import type { StateTarget } from '../config.js';
 
 /** Tunables of the delivery worker; every one has a default. */
 export interface DeliverySettings {
@@ -33,12 +34,14 @@ export interface DeliverySettings {
 
 export interface DeliveryOptions extends DeliverySettings {
   dataDir: string;
+  /** Where the queue lives (DWELL_STATE); unset: the LMDB outbox in `dataDir`. */
+  state?: StateTarget;
   outbox: Outbox;
   metrics: Metrics;
   allowPrivate: boolean;
 }
 
-export interface WorkerInit extends DeliverySettings { dataDir: string; allowPrivate: boolean }
+export interface WorkerInit extends DeliverySettings { dataDir: string; state: StateTarget; allowPrivate: boolean }
 
 /** `running` from the worker's `started` until it exits; `restarting` while it waits to be spawned again. */
 export type DeliveryState = 'starting' | 'running' | 'restarting' | 'stopped';
@@ -56,7 +59,7 @@ export interface DeliveryHandle {
 export function startDelivery(opts: DeliveryOptions): DeliveryHandle {
   const { outbox, metrics } = opts;
   const init: WorkerInit = {
-    dataDir: opts.dataDir, allowPrivate: opts.allowPrivate, perApp: opts.perApp, maxInFlight: opts.maxInFlight,
+    dataDir: opts.dataDir, state: opts.state ?? { kind: 'lmdb' }, allowPrivate: opts.allowPrivate, perApp: opts.perApp, maxInFlight: opts.maxInFlight,
     pollMs: opts.pollMs, timeoutMs: opts.timeoutMs, logLevel: opts.logLevel,
     exportWindowMs: opts.exportWindowMs, exportMaxBytes: opts.exportMaxBytes, exportUploadTimeoutMs: opts.exportUploadTimeoutMs,
   };

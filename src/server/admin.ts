@@ -8,7 +8,7 @@ import type { TSchema } from '@sinclair/typebox';
 import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import { CreateApp, UpdateApp, publicApp } from '../schemas/app.js';
-import type { Outbox } from '../delivery/outbox.js';
+import type { TriggerQueue as Outbox } from '../delivery/outbox.js';
 import { readBody } from '../http/body.js';
 import { parseJson } from '../http/json-body.js';
 import type { Exchange, Reply } from '../http/reply.js';
@@ -61,11 +61,11 @@ export const adminRoutes: Array<[string, string, AdminHandler]> = [
   ['POST', '/admin/apps/:key/rotate-secret', async ({ apps }, p) => {
     return { status: 200, body: { app_secret: await apps.rotateSecret(p.key) } };
   }],
-  ['GET', '/admin/apps/:key/deliveries', ({ apps, outbox }, p, _b, ex) => {
+  ['GET', '/admin/apps/:key/deliveries', async ({ apps, outbox }, p, _b, ex) => {
     if (!apps.get(p.key)) throw new DwellError('not_found', `no app with key ${JSON.stringify(p.key)}`);
     const status = new URLSearchParams(ex.query).get('status') ?? 'pending';
     if (status !== 'pending' && status !== 'dead') throw new DwellError('invalid_request', `status is pending or dead, got ${JSON.stringify(status)}`, '/status');
-    const deliveries = outbox.list(p.key, status).map(({ body, ...state }) => ({ ...state, trigger: JSON.parse(body) }));
+    const deliveries = (await outbox.list(p.key, status)).map(({ body, ...state }) => ({ ...state, trigger: JSON.parse(body) }));
     return { status: 200, body: { status, count: deliveries.length, deliveries } };
   }],
   ['POST', '/admin/apps/:key/deliveries/replay', async ({ apps, outbox }, p) => {

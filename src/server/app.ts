@@ -7,9 +7,10 @@ import type { Config } from '../config.js';
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import { AppRegistry } from '../apps/registry.js';
-import { Outbox } from '../delivery/outbox.js';
+import { forPrivacy, openOutbox } from '../delivery/open-outbox.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
+import { openVenueSource } from '../venues/venue-source.js';
 import { ReplayCache } from './replay-cache.js';
 import { Metrics } from '../http/metrics.js';
 import { listenMetrics } from '../http/metrics-listener.js';
@@ -41,9 +42,9 @@ export async function startServer(config: Config): Promise<Server> {
   // Before any worker opens the users store: see drop-unscoped.ts.
   await dropUnscopedUsers(config.dataDir);
   const apps = new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
-  const outbox = new Outbox(config.dataDir);
+  const outbox = await openOutbox(config.state, config.dataDir, { consume: false, name: 'dwell-http' });
   const delivery = startDelivery({
-    dataDir: config.dataDir, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel,
+    dataDir: config.dataDir, state: config.state, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel,
     perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
@@ -55,11 +56,12 @@ export async function startServer(config: Config): Promise<Server> {
   let inflight = 0;
   let idle: (() => void) | null = null;
 
-  const stopWatching = watchStore(config.venues, (h) => { store = h; }, config.storePollMs);
-  loadStore(config.venues).then((h) => {
+  const venues = await openVenueSource(config); // cluster mode: the published snapshots
+  const stopWatching = watchStore(venues.root, (h) => { store = h; }, config.storePollMs);
+  loadStore(venues.root).then((h) => {
     store ??= h;
     log.info('venue store loaded', { store: h.id, venues: h.count, dir: h.dir });
-  }, (err) => log.error('venue store failed to load', { dir: config.venues, error: String(err?.message ?? err) }));
+  }, (err) => log.error('venue store failed to load', { dir: venues.root, error: String(err?.message ?? err) }));
 
   metrics.gauge('dwell_detect_queue_depth', 'detections waiting for a worker', () => pool.queued);
   metrics.gauge('dwell_outbox_depth', 'triggers in the outbox (pending and dead)', () => outbox.depth());
@@ -85,7 +87,7 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes(geofences)) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, metrics });
+  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, metrics });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
@@ -153,6 +155,7 @@ export async function startServer(config: Config): Promise<Server> {
       }
       stopWatching();
       await internal?.close();
+      await venues.close();
       await replays.close();
       await pool.close();
       await privacy.close();

@@ -12,7 +12,7 @@ import { isGzip } from '../http/json-body.js';
 import type { DetectPool } from './pool.js';
 import type { Exchange, Reply } from '../http/reply.js';
 import type { Metrics } from '../http/metrics.js';
-import type { Outbox } from '../delivery/outbox.js';
+import type { TriggerQueue as Outbox } from '../delivery/outbox.js';
 import { triggersOf } from '../delivery/triggers.js';
 
 export interface DetectDeps {

@@ -8,7 +8,7 @@
  */
 import { log } from '../../log.js';
 import type { AppRecord } from '../../schemas/app.js';
-import type { Outbox } from '../outbox.js';
+import type { TriggerQueue as Outbox } from '../outbox.js';
 import { recordExport, type MetricsSink } from './events.js';
 import { BucketExporter } from './exporter.js';
 

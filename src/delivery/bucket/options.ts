@@ -1,6 +1,6 @@
 /** The exporter's knobs and their defaults (contract §3: 30 s window, 5 MB batches, 24 h of retries). */
 import type { AppRecord } from '../../schemas/app.js';
-import type { Outbox } from '../outbox.js';
+import type { TriggerQueue as Outbox } from '../outbox.js';
 import type { ExportEvent } from './events.js';
 import type { UploaderFactory } from './uploader.js';
 

@@ -4,7 +4,7 @@
  * A crash anywhere in here leaves the entries in the outbox, due: the next process sends them.
  */
 import { log } from '../../log.js';
-import type { Outbox } from '../outbox.js';
+import type { TriggerQueue as Outbox } from '../outbox.js';
 import { retryDelayMs } from '../retry-delay.js';
 import type { Batch } from './batch.js';
 import type { ExportEvent } from './events.js';

@@ -9,6 +9,10 @@
  *   least once.
  * - Latency: `wake()` (on enqueue) starts a pass at once; a pass every `pollMs` is the guarantee,
  *   also for retries coming due and for what was queued before a restart.
+ * - Across nodes (cluster mode): the caps are per node. An app's receiver sees at most
+ *   nodes × `perApp` sends at once; to hold a cluster-wide cap C, set DWELL_POSTBACK_CONCURRENCY
+ *   to C / nodes. Triggers a node cannot send because the app is at its cap there go back to
+ *   the shared queue within seconds (state/nats/outbox-claims.ts), for a node with free slots.
  * Clock, random source, app lookup and sender are injected so tests can drive all of it.
  */
 import { DEFAULT_BACKOFF, nextRetry, type BackoffPolicy } from './backoff.js';
