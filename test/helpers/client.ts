@@ -30,8 +30,10 @@ export function signHeaders(app: TestApp, method: string, pathAndQuery: string, 
   return { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature(opts.secret ?? app.app_secret, ts, method, pathAndQuery, bodySha256(bytes)) };
 }
 
+export interface SignedAnswer { status: number; body: any; headers: Headers }
+
 /** Sends a signed request; answers status, parsed body and headers. */
-export async function signed(url: string, app: TestApp, pathAndQuery: string, body?: unknown, opts: SignOptions = {}) {
+export async function signed(url: string, app: TestApp, pathAndQuery: string, body?: unknown, opts: SignOptions = {}): Promise<SignedAnswer> {
   const method = opts.method ?? (body === undefined && !opts.raw ? 'GET' : 'POST');
   const gzip = opts.gzip ?? true;
   const bytes = opts.raw ?? (body === undefined ? Buffer.alloc(0) : gzip ? gzipSync(JSON.stringify(body)) : Buffer.from(JSON.stringify(body)));
