@@ -1,6 +1,7 @@
 /** The Piscina detection worker's entry point (server/pool.ts); the work is src/pipeline/detect.ts. */
 import { workerData } from 'node:worker_threads';
 import { detectTask } from '../src/pipeline/detect.js';
+import { explainTask } from '../src/pipeline/explain.js';
 import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
 
@@ -8,4 +9,7 @@ import { estimateAddress } from '../src/venues/address.js';
 estimateAddress(0, 0);
 
 /** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */
-export default detectTask(newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions));
+const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
+export default detectTask(versions);
+/** An operator's explanation (pipeline/explain.ts): Piscina runs it by name. */
+export const explain = explainTask(versions);

@@ -1,0 +1,142 @@
+/**
+ * Recent detections in an LMDB environment of their own (DWELL_DATA_DIR/recent). Two keys per
+ * detection: a small summary ['s', app, at, seq] that lists, trims and erases read, and the
+ * bytes ['b', app, at, seq] read only when one is opened. Writes are lmdb-js's asynchronous
+ * puts, started on a later turn of the event loop than the answer: the detect route pays one copy
+ * of the body, nothing more.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { gunzipSync } from 'node:zlib';
+import { open, type RootDatabase } from 'lmdb';
+import { log } from '../log.js';
+import type { RecentDetail, RecentDetections, RecentLimits, RecentSummary } from './types.js';
+
+type Key = [string, string, number, number];
+interface Summary { u: string | null; k: 'structured' | 'unstructured'; r: string | null; t: RecentSummary['tally'] }
+interface Bytes { g: boolean; b: Uint8Array; a: Uint8Array }
+
+const END = '\uffff';
+const idOf = (k: Key) => `${k[2].toString(36)}-${k[3].toString(36)}`;
+function keyOf(app: string, id: string): Key | null {
+  const m = /^([0-9a-z]{1,12})-([0-9a-z]{1,8})$/.exec(id);
+  return m ? ['s', app, parseInt(m[1], 36), parseInt(m[2], 36)] : null;
+}
+const bytesKey = (k: Key): Key => ['b', k[1], k[2], k[3]];
+const summaryOut = (k: Key, s: Summary): RecentSummary => ({ id: idOf(k), at: new Date(k[2]).toISOString(), user: s.u, kind: s.k, request_id: s.r, tally: s.t });
+
+export function openRecent(dataDir: string, limits: RecentLimits): RecentDetections {
+  const dir = path.join(dataDir, 'recent');
+  fs.mkdirSync(dir, { recursive: true });
+  // noSync: a crash of the machine may lose the last few; these are a convenience, not a record.
+  const db: RootDatabase = open({ path: dir, noSync: true, compression: false });
+  let seq = 0;
+  let writes: Promise<unknown> = Promise.resolve();
+  /** Detections kept per app, counted once and then followed. */
+  const counts = new Map<string, number>();
+  const range = (app: string) => ({ start: ['s', app] as never, end: ['s', app, END] as never });
+  const countOf = (app: string) => {
+    let n = counts.get(app);
+    if (n === undefined) counts.set(app, (n = db.getKeysCount(range(app))));
+    return n;
+  };
+  /** Per app, the newest key whose removal is under way: asynchronous removes are not read back at once. */
+  const removed = new Map<string, Key>();
+  const after = (k: Key, f: Key | undefined) => !f || k[2] > f[2] || (k[2] === f[2] && k[3] > f[3]);
+  const remove = (k: Key) => { void db.remove(k); void db.remove(bytesKey(k)); removed.set(k[1], k); };
+
+  /** Drops the oldest beyond the count and any past the age. */
+  function trim(app: string, now: number): void {
+    let n = countOf(app);
+    const floor = removed.get(app);
+    for (const k of db.getKeys({ ...range(app), limit: Math.max(0, n - limits.count) + 64 }) as Iterable<Key>) {
+      if (!after(k, floor)) continue;
+      if (n <= limits.count && (!limits.maxAgeMs || k[2] >= now - limits.maxAgeMs)) break;
+      remove(k);
+      n--;
+    }
+    counts.set(app, n);
+  }
+
+  const fresh = (k: Key) => !limits.maxAgeMs || k[2] >= Date.now() - limits.maxAgeMs;
+
+  async function removeWhere(app: string, keep: (s: Summary) => boolean): Promise<number> {
+    let gone = 0;
+    await writes; // a detection recorded just before is erased too
+    db.transactionSync(() => {
+      for (const { key, value } of db.getRange(range(app)) as Iterable<{ key: Key; value: Summary }>) {
+        if (keep(value)) continue;
+        db.removeSync(key); db.removeSync(bytesKey(key));
+        gone++;
+      }
+    });
+    counts.delete(app);
+    removed.delete(app);
+    return gone;
+  }
+
+  /** Every app with detections kept, skipping from one app's keys to the next. */
+  function* apps(): Generator<string> {
+    let from: unknown[] = ['s'];
+    for (;;) {
+      const k = [...db.getKeys({ start: from as never, end: ['s', END] as never, limit: 1 })][0] as Key | undefined;
+      if (!k) return;
+      yield k[1];
+      from = ['s', k[1], END];
+    }
+  }
+
+  return {
+    sweep() {
+      const now = Date.now();
+      for (const app of [...apps()]) trim(app, now);
+    },
+    wants: (app) => limits.count > 0 && !limits.optOut.has(app),
+    record(app, d) {
+      setImmediate(() => {
+        try {
+          const k: Key = ['s', app, d.at, seq = (seq + 1) % 0xffffffff];
+          void db.put(bytesKey(k), { g: d.gzip, b: d.body, a: d.answer() } satisfies Bytes);
+          writes = db.put(k, { u: d.user, k: d.kind, r: d.request_id, t: d.tally } satisfies Summary);
+          counts.set(app, countOf(app) + 1);
+          trim(app, d.at);
+        } catch (err) {
+          // Losing one costs the explorer a row; the detection was answered.
+          log.warn('recent detection not kept', { error: String((err as Error)?.message ?? err) });
+        }
+      });
+    },
+    list(app, limit) {
+      const out: RecentSummary[] = [];
+      for (const { key, value } of db.getRange({ reverse: true, start: ['s', app, END] as never, end: ['s', app] as never }) as Iterable<{ key: Key; value: Summary }>) {
+        if (out.length >= limit || !fresh(key)) break;
+        out.push(summaryOut(key, value));
+      }
+      return out;
+    },
+    get(app, id) {
+      const k = keyOf(app, id);
+      const s = k && fresh(k) ? (db.get(k) as Summary | undefined) : undefined;
+      const b = s ? (db.get(bytesKey(k!)) as Bytes | undefined) : undefined;
+      if (!s || !b) return undefined;
+      const text = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('utf8');
+      return { ...summaryOut(k!, s), request: JSON.parse(text(b.g ? gunzipSync(b.b) : b.b)), answer: JSON.parse(text(b.a)) };
+    },
+    ofUser(app, user) {
+      const out: RecentDetail[] = [];
+      for (const { key, value } of db.getRange(range(app)) as Iterable<{ key: Key; value: Summary }>) {
+        const d = value.u === user && fresh(key) ? this.get(app, idOf(key)) : undefined;
+        if (d) out.push(d);
+      }
+      return out;
+    },
+    eraseUser: (app, user) => removeWhere(app, (s) => s.u !== user),
+    deleteApp: (app) => removeWhere(app, () => false),
+    async flushed() {
+      await new Promise((r) => setImmediate(r));
+      await writes;
+      await db.flushed;
+    },
+    close: () => db.close(),
+  };
+}
