@@ -40,17 +40,12 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
     if (n === undefined) counts.set(app, (n = db.getKeysCount(range(app))));
     return n;
   };
-  /** Per app, the newest key whose removal is under way: asynchronous removes are not read back at once. */
-  const removed = new Map<string, Key>();
-  const after = (k: Key, f: Key | undefined) => !f || k[2] > f[2] || (k[2] === f[2] && k[3] > f[3]);
-  const remove = (k: Key) => { void db.remove(k); void db.remove(bytesKey(k)); removed.set(k[1], k); };
+  const remove = (k: Key) => { db.removeSync(k); db.removeSync(bytesKey(k)); };
 
-  /** Drops the oldest beyond the count and any past the age. */
+  /** Drops the oldest beyond the count and any past the age: inside a write transaction, whose reads see its writes. */
   function trim(app: string, now: number): void {
     let n = countOf(app);
-    const floor = removed.get(app);
     for (const k of db.getKeys({ ...range(app), limit: Math.max(0, n - limits.count) + 64 }) as Iterable<Key>) {
-      if (!after(k, floor)) continue;
       if (n <= limits.count && (!limits.maxAgeMs || k[2] >= now - limits.maxAgeMs)) break;
       remove(k);
       n--;
@@ -63,7 +58,7 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
   async function removeWhere(app: string, keep: (s: Summary) => boolean): Promise<number> {
     let gone = 0;
     await writes; // a detection recorded just before is erased too
-    db.transactionSync(() => {
+    await db.transaction(() => {
       for (const { key, value } of db.getRange(range(app)) as Iterable<{ key: Key; value: Summary }>) {
         if (keep(value)) continue;
         db.removeSync(key); db.removeSync(bytesKey(key));
@@ -71,7 +66,6 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
       }
     });
     counts.delete(app);
-    removed.delete(app);
     return gone;
   }
 
@@ -89,21 +83,25 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
   return {
     sweep() {
       const now = Date.now();
-      for (const app of [...apps()]) trim(app, now);
+      writes = db.transaction(() => { for (const app of [...apps()]) trim(app, now); });
     },
     wants: (app) => limits.count > 0 && !limits.optOut.has(app),
     record(app, d) {
       setImmediate(() => {
-        try {
-          const k: Key = ['s', app, d.at, seq = (seq + 1) % 0xffffffff];
-          void db.put(bytesKey(k), { g: d.gzip, b: d.body, a: d.answer() } satisfies Bytes);
-          writes = db.put(k, { u: d.user, k: d.kind, r: d.request_id, t: d.tally } satisfies Summary);
-          counts.set(app, countOf(app) + 1);
+        const k: Key = ['s', app, d.at, seq = (seq + 1) % 0xffffffff];
+        const bytes: Bytes = { g: d.gzip, b: d.body, a: d.answer() };
+        // One asynchronous write transaction (lmdb-js batches it with others): keep, count, trim.
+        writes = db.transaction(() => {
+          const n = countOf(app);
+          db.putSync(bytesKey(k), bytes);
+          db.putSync(k, { u: d.user, k: d.kind, r: d.request_id, t: d.tally } satisfies Summary);
+          counts.set(app, n + 1);
           trim(app, d.at);
-        } catch (err) {
+        }).catch((err) => {
           // Losing one costs the explorer a row; the detection was answered.
+          counts.delete(app);
           log.warn('recent detection not kept', { error: String((err as Error)?.message ?? err) });
-        }
+        });
       });
     },
     list(app, limit) {

@@ -44,7 +44,7 @@ test('recent detections: newest first, request and answer as sent, at most the c
     assert.equal(r.status, 200);
     answers.push(r.body);
   }
-  const list = await until('three recent detections', async () => { const l = await admin(`/admin/apps/${app.app_key}/recent`); return l.body.count === 3 ? l : null; });
+  const list = await until('three recent detections', async () => { const l = await admin(`/admin/apps/${app.app_key}/recent`); return l.body.count === 3 ? l : undefined; });
   assert.equal(list.body.kept, true);
   assert.deepEqual(list.body.detections.map((d: any) => d.user), ['ad-1', 'ad-1', 'ad-1']);
   const newest = await admin(`/admin/apps/${app.app_key}/recent/${list.body.detections[0].id}`);
@@ -75,13 +75,13 @@ test('explain: the visits of /v1/detect, and factors that add up to the scores; 
   assert.equal(e.body.rankings[1], null, 'the transit event has no ranking');
   const detected = await signed(dwell.url, app, '/v1/detect', body);
   assert.deepEqual(e.body.data, detected.body.data, 'explaining first changed nothing: detection answers the same');
-  assert.equal((await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: '{"events":[]}' })).status, 400);
+  assert.equal((await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: '{}' })).status, 400);
 });
 
 test('erase and app deletion remove recent detections; export shows them', async () => {
   const app = await createApp(dwell.url);
   for (const ad of ['ad-keep', 'ad-gone']) assert.equal((await signed(dwell.url, app, '/v1/detect', visit(ad, '06'))).status, 200);
-  await until('two recent detections', async () => ((await admin(`/admin/apps/${app.app_key}/recent`)).body.count === 2 ? true : null));
+  await until('two recent detections', async () => ((await admin(`/admin/apps/${app.app_key}/recent`)).body.count === 2 ? true : undefined));
   const exported = await signed(dwell.url, app, `/v2/apps/${app.app_key}/users/export?advertising_id=ad-gone`);
   assert.equal(exported.body.users[0].recent_detections.length, 1, JSON.stringify(exported.body));
   const erased = await signed(dwell.url, app, `/v2/apps/${app.app_key}/users/erase`, { advertising_id: 'ad-gone' });
