@@ -73,7 +73,9 @@ export function showDetection(root: HTMLElement, view: MapView, s: Shown): void 
     view.set('centre', geo ? pointsLayer([{ lat: geo.lat, long: geo.long }]) : collection());
     const best = rows[0]?.id;
     view.set('candidates', pointsLayer((ranking?.candidates ?? []).map((c: any) => ({ lat: c.lat, long: c.long, id: c.id, name: c.name, category: c.category, probability: c.probability, best: c.id === best, selected: false }))));
-    const pts: Array<[number, number]> = fixes.map((f) => [f.long, f.lat]);
+    // The open visit's own fixes when the request has events; all of a stream's.
+    const event = Array.isArray(s.request?.events) ? s.request.events.find((e: any) => e?.event_id === item?.event_id) : undefined;
+    const pts: Array<[number, number]> = (event ? fixesOf({ data: event.data }) : fixes).map((f) => [f.long, f.lat]);
     for (const c of ranking?.candidates ?? []) pts.push([c.long, c.lat]);
     view.fit(pts);
   };
