@@ -1,22 +1,24 @@
 /**
  * Recent detections in an LMDB environment of their own (DWELL_DATA_DIR/recent). Two keys per
  * detection: a small summary ['s', app, at, seq] that lists, trims and erases read, and the
- * bytes ['b', app, at, seq] read only when one is opened. Writes are lmdb-js's asynchronous
- * puts, started on a later turn of the event loop than the answer: the detect route pays one copy
- * of the body, nothing more.
+ * bytes ['b', app, at, seq] read only when one is opened. The detect route hands a detection
+ * over and returns; detections gather for FLUSH_MS and are written, counted and trimmed in one
+ * lmdb-js asynchronous write transaction, off the request's turn.
  */
 import fs from 'node:fs';
 import path from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { open, type RootDatabase } from 'lmdb';
 import { log } from '../log.js';
-import type { RecentDetail, RecentDetections, RecentLimits, RecentSummary } from './types.js';
+import type { NewDetection, RecentDetail, RecentDetections, RecentLimits, RecentSummary } from './types.js';
 
 type Key = [string, string, number, number];
 interface Summary { u: string | null; k: 'structured' | 'unstructured'; r: string | null; t: RecentSummary['tally'] }
 interface Bytes { g: boolean; b: Uint8Array; a: Uint8Array }
 
 const END = '\uffff';
+/** How long detections gather before they are written together. */
+const FLUSH_MS = 50;
 const idOf = (k: Key) => `${k[2].toString(36)}-${k[3].toString(36)}`;
 function keyOf(app: string, id: string): Key | null {
   const m = /^([0-9a-z]{1,12})-([0-9a-z]{1,8})$/.exec(id);
@@ -57,6 +59,7 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
 
   async function removeWhere(app: string, keep: (s: Summary) => boolean): Promise<number> {
     let gone = 0;
+    if (queue.length) flush();
     await writes; // a detection recorded just before is erased too
     await db.transaction(() => {
       for (const { key, value } of db.getRange(range(app)) as Iterable<{ key: Key; value: Summary }>) {
@@ -67,6 +70,30 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
     });
     counts.delete(app);
     return gone;
+  }
+
+  const queue: Array<[string, NewDetection]> = [];
+  function flush(): void {
+    const batch = queue.splice(0);
+    const entries = batch.map(([app, d]) => {
+      const k: Key = ['s', app, d.at, seq = (seq + 1) % 0xffffffff];
+      return { k, bytes: { g: d.gzip, b: d.body, a: d.answer() } satisfies Bytes, summary: { u: d.user, k: d.kind, r: d.request_id, t: d.tally } satisfies Summary };
+    });
+    writes = db.transaction(() => {
+      const apps = new Set<string>();
+      for (const { k, bytes, summary } of entries) {
+        const n = countOf(k[1]);
+        db.putSync(bytesKey(k), bytes);
+        db.putSync(k, summary);
+        counts.set(k[1], n + 1);
+        apps.add(k[1]);
+      }
+      for (const app of apps) trim(app, Date.now());
+    }).catch((err) => {
+      // Losing some costs the explorer rows; the detections were answered.
+      counts.clear();
+      log.warn('recent detections not kept', { count: entries.length, error: String((err as Error)?.message ?? err) });
+    });
   }
 
   /** Every app with detections kept, skipping from one app's keys to the next. */
@@ -87,22 +114,9 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
     },
     wants: (app) => limits.count > 0 && !limits.optOut.has(app),
     record(app, d) {
-      setImmediate(() => {
-        const k: Key = ['s', app, d.at, seq = (seq + 1) % 0xffffffff];
-        const bytes: Bytes = { g: d.gzip, b: d.body, a: d.answer() };
-        // One asynchronous write transaction (lmdb-js batches it with others): keep, count, trim.
-        writes = db.transaction(() => {
-          const n = countOf(app);
-          db.putSync(bytesKey(k), bytes);
-          db.putSync(k, { u: d.user, k: d.kind, r: d.request_id, t: d.tally } satisfies Summary);
-          counts.set(app, n + 1);
-          trim(app, d.at);
-        }).catch((err) => {
-          // Losing one costs the explorer a row; the detection was answered.
-          counts.delete(app);
-          log.warn('recent detection not kept', { error: String((err as Error)?.message ?? err) });
-        });
-      });
+      queue.push([app, d]);
+      // Detections that arrive together are kept together: one write transaction, one trim per app.
+      if (queue.length === 1) setTimeout(flush, FLUSH_MS);
     },
     list(app, limit) {
       const out: RecentSummary[] = [];
@@ -131,10 +145,14 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
     eraseUser: (app, user) => removeWhere(app, (s) => s.u !== user),
     deleteApp: (app) => removeWhere(app, () => false),
     async flushed() {
-      await new Promise((r) => setImmediate(r));
+      if (queue.length) flush();
       await writes;
       await db.flushed;
     },
-    close: () => db.close(),
+    async close() {
+      if (queue.length) flush();
+      await writes;
+      await db.close();
+    },
   };
 }
