@@ -106,3 +106,14 @@ test('the explorer\'s admin calls want the token; the page itself holds no data'
   assert.equal(page.status, 200);
   assert.match(await page.text(), /<title>Dwell explorer<\/title>/);
 });
+
+test('a queued (postback) detection is kept with the visits it queued', async () => {
+  const app = await createApp(dwell.url, { method: 'postback', url: 'http://127.0.0.1:9/never' });
+  const r = await signed(dwell.url, app, '/v1/detect', visit('ad-q', '06'));
+  assert.equal(r.status, 202);
+  const list = await until('one recent detection', async () => { const l = await admin(`/admin/apps/${app.app_key}/recent`); return l.body.count === 1 ? l : undefined; });
+  assert.equal(list.body.detections[0].request_id, 'r-ad-q-06');
+  const d = await admin(`/admin/apps/${app.app_key}/recent/${list.body.detections[0].id}`);
+  assert.equal(d.body.answer.data.length, 1);
+  assert.ok(d.body.answer.data[0].visit.place_id, 'the visit as queued for delivery');
+});
