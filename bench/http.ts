@@ -272,7 +272,7 @@ async function benchDwell(): Promise<ServerRun> {
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DWELL_') && k !== 'PORT') env[k] = v;
   // Tunables an operator may want to vary from the shell; everything else is fixed here.
-  for (const k of ['DWELL_WORKERS', 'DWELL_WORKER_TASKS', 'DWELL_VENUES', 'DWELL_MAX_QUEUE']) if (process.env[k]) env[k] = process.env[k];
+  for (const k of ['DWELL_WORKERS', 'DWELL_WORKER_TASKS', 'DWELL_VENUES', 'DWELL_MAX_QUEUE', 'DWELL_RECENT_COUNT']) if (process.env[k]) env[k] = process.env[k];
   Object.assign(env, {
     PORT: String(port),
     DWELL_HOST: '127.0.0.1',

@@ -61,6 +61,10 @@ const SETTINGS = {
   secretGraceS: { env: 'DWELL_SECRET_GRACE_S', doc: 'seconds an old app secret keeps working after rotate-secret', parse: int(0, 31_536_000), fallback: () => 86_400 },
   userRetentionDays: { env: 'DWELL_USER_RETENTION_DAYS', doc: 'a user\'s history, open stay and geofence presence are deleted this long after their last request (fractions allowed; 0: kept until erased)', parse: days, fallback: () => 365 },
   deadRetentionDays: { env: 'DWELL_DEAD_RETENTION_DAYS', doc: 'dead triggers are deleted this long after they were given up on (fractions allowed; 0: kept until replayed)', parse: days, fallback: () => 30 },
+  recentCount: { env: 'DWELL_RECENT_COUNT', doc: 'recent detections kept per app for the explorer (/ui), request and answer (0: none kept)', parse: int(0, 100_000), fallback: () => 100 },
+  recentDays: { env: 'DWELL_RECENT_DAYS', doc: 'a recent detection is deleted this long after it was made (fractions allowed; 0: only the count limits them)', parse: days, fallback: () => 7 },
+  recentOptOut: { env: 'DWELL_RECENT_OPT_OUT', doc: 'app keys, comma-separated, whose detections are never kept for the explorer', parse: (raw: string): readonly string[] => Object.freeze(raw.split(',').map((s) => s.trim()).filter(Boolean)), fallback: (): readonly string[] => Object.freeze([]) },
+  uiTiles: { env: 'DWELL_UI_TILES', doc: 'base-map raster tile URL template of the explorer, `{z}/{x}/{y}` (unset: no base map, Dwell\'s layers on a blank background)', parse: str, fallback: () => '' },
   drainTimeoutMs: { env: 'DWELL_DRAIN_TIMEOUT_MS', doc: 'how long SIGTERM waits for in-flight requests', parse: int(0, 600_000), fallback: () => 10_000 },
   storePollMs: { env: 'DWELL_STORE_POLL_MS', doc: 'how often the venue store is checked for a newer import', parse: int(100, 3_600_000), fallback: () => 2_000 },
   metricsPort: { env: 'DWELL_METRICS_PORT', doc: 'a second listener serving only GET /metrics, without the admin token (0 picks a free one; unset: none, and /metrics is on PORT with the admin token only)', parse: (raw: string): number | null => (raw === '' ? null : int(0, 65535)(raw)), fallback: (): number | null => null },
@@ -108,6 +112,8 @@ const DEFAULT_TEXT: { readonly [K in keyof Settings]?: string } = {
   workers: 'number of cores',
   state: '`lmdb`',
   metricsPort: 'none',
+  recentOptOut: 'none',
+  uiTiles: 'none',
 };
 
 /** The settings as a Markdown table (variable, flag, default, meaning): the README's, kept equal to it by test/docs-settings. */

@@ -3,6 +3,7 @@ import { workerData } from 'node:worker_threads';
 import { withRequestId } from '../src/log.js';
 import type { DetectTask } from '../src/pipeline/task.js';
 import { detectTask } from '../src/pipeline/detect.js';
+import { explainTask } from '../src/pipeline/explain.js';
 import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
 
@@ -10,6 +11,9 @@ import { estimateAddress } from '../src/venues/address.js';
 estimateAddress(0, 0);
 
 /** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */
-const run = detectTask(newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions));
+const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
+const run = detectTask(versions);
 /** The worker's log lines carry the request's id, as the HTTP thread's do. */
 export default (task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task));
+/** An operator's explanation (pipeline/explain.ts): Piscina runs it by name. */
+export const explain = explainTask(versions);

@@ -26,6 +26,11 @@ export class AppRegistry {
     return this.cache.get(appKey);
   }
 
+  /** Every app, in key order (the admin API's list, for the explorer). */
+  list(): AppRecord[] {
+    return [...this.cache.values()].sort((a, b) => (a.app_key < b.app_key ? -1 : 1));
+  }
+
   /** The secrets that sign valid requests now: the current one and any still in their grace period. */
   liveSecrets(app: AppRecord, now = Date.now()): string[] {
     return app.secrets.filter((s) => s.expires_at === null || s.expires_at > now).map((s) => s.value);

@@ -16,6 +16,10 @@ import { learnedRadius, type SparseSync } from './evidence/footprint.js';
 import { countedBonus } from './evidence/counted-prior.js';
 import { typeRefinement } from './evidence/type-priors.js';
 import type { ModelParams, Weights } from './params.js';
+import { KIND_PARTS, noted, recorder } from './rank-recorder.js';
+
+export type { RankRecorder } from './rank-recorder.js';
+export { recording } from './rank-recorder.js';
 
 export interface RankInput {
   lat: number; lon: number;
@@ -57,6 +61,8 @@ const stays = new Float64Array(3 * 128);
 const labelScore = new Float64Array(MAX_CANDIDATES);
 const stayIdx = new Int32Array(128);
 const kindScore = new Float64Array(KIND_COUNT);
+/** kindLog's terms per kind, [hour of week, dwell, indoor look], for an explanation. */
+const kindParts = new Float64Array(KIND_COUNT * KIND_PARTS.length);
 
 /**
  * The footprint the GPS likelihood uses: the store's radius, capped. Stores give generous
@@ -75,6 +81,8 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
   const W = p.weights;
   if (cands.length === 0 && W.wideSearch) cands = store.near(q.lat, q.lon, W.wideSearch, MAX_CANDIDATES);
   const n = Math.min(cands.length, MAX_CANDIDATES);
+  const rec = recorder();
+  rec?.begin(q, W.temperature);
   if (n === 0) return { venues: [], none: 1, gps: [] };
   const pooled = W_pooled(q, W);
   for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; poolBest[j] = a ? pooledBest(a) : 0; }
@@ -94,22 +102,26 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     const radius = q.priors ? learnedRadius(q.priors.app, q.priors.sync, v.type_id, footprint(v.radius, W), p.footprint) : footprint(v.radius, W);
     let ofKind = kindScore[kind];
     if (ofKind !== ofKind) ofKind = kindScore[kind] = kindLog(q, lp, kind, p);
-    if (lp) ofKind += typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor, p.typePriors);
-    const own = W.gps * gpsLogLik(distance, q.sigma, radius) + ofKind;
+    if (rec) for (let k = 0; k < KIND_PARTS.length; k++) rec.factor(i, KIND_PARTS[k], kindParts[kind * KIND_PARTS.length + k]);
+    // Every term below goes through noted(): the identity in detection, an explanation's record when explaining.
+    if (lp) ofKind += noted(rec, i, 'type', typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor, p.typePriors));
+    const own = noted(rec, i, 'distance', W.gps * gpsLogLik(distance, q.sigma, radius)) + ofKind;
     gpsScore[i] = own;
     let s = own;
-    if (W.popularity) s += W.popularity * popularityLog(v.popularity);
-    if (v.popularity >= 0) s += counted;
-    if (ssids.length) s += W.ssid * ssidLog(ssids, v);
-    for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; if (a) s += W.pooledAp * pooledLog(a, poolBest[j], v.id); }
-    if (nStays && W.history) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);
-    if (labelled) s += W.labels * labelScore[i];
+    if (W.popularity) s += noted(rec, i, 'popularity', W.popularity * popularityLog(v.popularity));
+    if (v.popularity >= 0) s += noted(rec, i, 'counted', counted);
+    if (ssids.length) s += noted(rec, i, 'wifi_names', W.ssid * ssidLog(ssids, v));
+    for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; if (a) s += noted(rec, i, 'wifi_networks', W.pooledAp * pooledLog(a, poolBest[j], v.id)); }
+    if (nStays && W.history) s += noted(rec, i, 'history', W.history * historyLog(stays, nStays, v.lat, v.lon, radius));
+    if (labelled) s += noted(rec, i, 'history_labels', W.labels * labelScore[i]);
     score[i] = s;
+    rec?.scored(i, v, distance, radius, s);
     if (s > max) max = s;
   }
   // The "none" score sits relative to the best candidate's geometry alone: a fixed offset from
   // the best-fitting footprint, so that it wins only when no venue fits the fixes.
-  const noneScore = W.gps * gpsLogLik(0, q.sigma, 60) + W.none;
+  const noneScore = noted(rec, -1, 'distance', W.gps * gpsLogLik(0, q.sigma, 60)) + noted(rec, -1, 'none', W.none);
+  rec?.scoredNone(noneScore);
   if (noneScore > max) max = noneScore;
   const T = W.temperature;
   let sum = Math.exp((noneScore - max) / T);
@@ -120,22 +132,27 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
   if (out.length > MAX_ANSWERED) out.length = MAX_ANSWERED;
   // Only a joined network pools the stay's evidence: build the memo only then.
   const joined = q.heard.some((h) => h.active && h.bssid);
-  return { venues: out, none: Math.exp((noneScore - max) / T) / sum, gps: joined ? gpsMemo(cands, n) : NO_MEMO };
+  const none = Math.exp((noneScore - max) / T) / sum;
+  rec?.ranked(out, none);
+  return { venues: out, none, gps: joined ? gpsMemo(cands, n) : NO_MEMO };
 }
 
 /** What the stay says of a kind of place, whatever the venue: its hour of the week, its length, its indoor look. */
 function kindLog(q: RankInput, lp: RankInput['priors'], kind: number, p: ModelParams): number {
   const W = p.weights, L = p.learned;
-  let s = 0;
+  let s = 0, tow = 0, dwell = 0, indoor = 0;
   if (lp) {
-    if (W.timeOfWeek) s += W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek, L);
-    if (W.dwell) s += W.dwell * learnedDwellLog(lp.app, lp.sync, kind, q.dwellS, L);
-    if (W.indoor) s += W.indoor * learnedIndoorLog(lp.app, lp.sync, kind, q.indoor, L);
+    if (W.timeOfWeek) s += tow = W.timeOfWeek * learnedTowLog(lp.app, lp.sync, kind, q.hourOfWeek, L);
+    if (W.dwell) s += dwell = W.dwell * learnedDwellLog(lp.app, lp.sync, kind, q.dwellS, L);
+    if (W.indoor) s += indoor = W.indoor * learnedIndoorLog(lp.app, lp.sync, kind, q.indoor, L);
   } else {
-    if (W.timeOfWeek) s += W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
-    if (W.dwell) s += W.dwell * dwellLog(kind, q.dwellS);
-    if (W.indoor) s += W.indoor * indoorLog(HAND_INDOOR[kind], q.indoor);
+    if (W.timeOfWeek) s += tow = W.timeOfWeek * timeOfWeekLog(kind, q.hourOfWeek);
+    if (W.dwell) s += dwell = W.dwell * dwellLog(kind, q.dwellS);
+    if (W.indoor) s += indoor = W.indoor * indoorLog(HAND_INDOOR[kind], q.indoor);
   }
+  // Kept for an explanation (rank-recorder.ts KIND_PARTS order): the sum above is cached per kind.
+  const at = kind * KIND_PARTS.length;
+  kindParts[at] = tow; kindParts[at + 1] = dwell; kindParts[at + 2] = indoor;
   return s;
 }
 

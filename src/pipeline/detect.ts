@@ -39,7 +39,7 @@ function detect(task: DetectTask, userStores: Map<string, ReturnType<typeof open
   const answer: SyncResponse = { data: out.items, geofence_events: out.geofence_events, result: 'SUCCESS' };
   const response = utf8.encode(JSON.stringify(answer));
   // Piscina moves the bytes (transfer list) instead of cloning them; the caller sees the value.
-  return move({ [transferableSymbol]: [response.buffer], [valueSymbol]: { ok: true, kind: out.kind, tally: out.tally, response } }) as unknown as DetectResult;
+  return move({ [transferableSymbol]: [response.buffer], [valueSymbol]: { ok: true, kind: out.kind, tally: out.tally, response, user: out.user_info.device_id ?? (out.user_info.user_id || null) } }) as unknown as DetectResult;
 }
 
 function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof openUserStore>>, versions: Versions): DetectOutcome {

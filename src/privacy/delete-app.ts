@@ -16,11 +16,11 @@ import { touchKey } from '../users/touch.js';
 const BATCH = 2000;
 const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
-export interface DeletedApp { users: number; learned: number; geofences: number; geofence_presence: number; triggers: number }
+export interface DeletedApp { users: number; learned: number; geofences: number; geofence_presence: number; triggers: number; recent_detections: number }
 
 export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string): Promise<DeletedApp | null> {
   const known = await apps.delete(app);
-  const out: DeletedApp = { users: 0, learned: 0, geofences: 0, geofence_presence: 0, triggers: 0 };
+  const out: DeletedApp = { users: 0, learned: 0, geofences: 0, geofence_presence: 0, triggers: 0, recent_detections: 0 };
   // Records of an app deleted before (and interrupted) are still found by its key.
   out.users = await drain(s.users as Database, ['u', app], ['u', app + '\u0000'], (key, value) => {
     const d = (value as UserRecord).d;
@@ -47,6 +47,7 @@ export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string
   out.geofence_presence = await drain(s.presence as Database, [app], [app + '\u0000']);
 
   for (let n: number; (n = await s.outbox.index.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
+  if (s.recent) out.recent_detections = await s.recent.deleteApp(app);
   const any = Object.values(out).some((n) => n > 0);
   return known || any ? out : null;
 }

@@ -20,10 +20,11 @@ export interface Erased {
   geofence_presence: number;
   pending_triggers: number;
   dead_triggers: number;
+  recent_detections: number;
 }
 
 export const noneErased = (): Erased => ({
-  user_records: 0, visit_history_places: 0, past_stays: 0, open_stays: 0, geofence_presence: 0, pending_triggers: 0, dead_triggers: 0,
+  user_records: 0, visit_history_places: 0, past_stays: 0, open_stays: 0, geofence_presence: 0, pending_triggers: 0, dead_triggers: 0, recent_detections: 0,
 });
 
 /** Removes the user's record and its retention key in one transaction; answers what it held. */
@@ -55,6 +56,7 @@ export async function eraseUsers(s: PrivacyStores, app: string, users: readonly 
     const t = await s.outbox.index.eraseUser(app, user);
     out.pending_triggers += t.pending;
     out.dead_triggers += t.dead;
+    if (s.recent) out.recent_detections += await s.recent.eraseUser(app, user);
   }
   return out;
 }

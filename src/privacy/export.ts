@@ -14,6 +14,8 @@ export interface UserExport {
   record: Record<string, unknown> | null;
   geofence_presence: { inside_geofences: string[]; last_change_at: string | null } | null;
   triggers: Array<Record<string, unknown>>;
+  /** Requests and answers kept for the explorer (recent/). */
+  recent_detections: unknown[];
 }
 
 export function exportUser(s: PrivacyStores, app: string, user: string): UserExport {
@@ -29,6 +31,7 @@ export function exportUser(s: PrivacyStores, app: string, user: string): UserExp
     record: rec ? recordOut(rec) : null,
     geofence_presence: presence ? { inside_geofences: presence.inside, last_change_at: presence.last ? iso(presence.last) : null } : null,
     triggers,
+    recent_detections: s.recent?.ofUser(app, user) ?? [],
   };
 }
 

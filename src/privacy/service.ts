@@ -8,10 +8,11 @@ import { openPrivacyStores } from './stores.js';
 import { RetentionSweeper } from './retention.js';
 import { privacyAdminRoutes, privacyRoutes } from './routes.js';
 import { DAY_MS, slotFor } from '../users/touch.js';
+import type { RecentDetections } from '../recent/types.js';
 
-export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; metrics: Metrics }) {
+export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; metrics: Metrics; recent?: RecentDetections }) {
   const userRetentionMs = config.userRetentionDays * DAY_MS;
-  const stores = openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs));
+  const stores = { ...openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs)), recent: deps.recent };
   const sweeper = new RetentionSweeper(stores, {
     userRetentionMs, deadRetentionMs: config.deadRetentionDays * DAY_MS, metrics: deps.metrics,
     // A sweep at least every second, more often when retention is that short (tests, trials).

@@ -15,12 +15,15 @@ import type { Presence } from '../geofences/events.js';
 import { presenceDb } from '../geofences/presence.js';
 import type { GeofenceStore } from '../geofences/store.js';
 import { SLOT_KEY } from '../users/touch.js';
+import type { RecentDetections } from '../recent/types.js';
 
 export interface PrivacyStores {
   users: RootDatabase;
   presence: Database<Presence, [string, string]>;
   geofences: GeofenceStore;
   outbox: Outbox;
+  /** The explorer's recent detections (recent/), when the server keeps them. */
+  recent?: RecentDetections;
 }
 
 /** Opens the users environment and records the touch slot width the workers will use. */

@@ -23,6 +23,10 @@ export type DetectOutcome =
   | { ok: false; error: ErrorBody['error'] };
 
 /** A synchronous app's answer: the SyncResponse already serialised as UTF-8 JSON. */
-export interface SyncOutcome { ok: true; kind: 'structured' | 'unstructured'; tally: Tally; response: Uint8Array }
+export interface SyncOutcome {
+  ok: true; kind: 'structured' | 'unstructured'; tally: Tally; response: Uint8Array;
+  /** Who the request was about (users/identity.ts), for the recent detections kept with it. */
+  user: string | null;
+}
 
 export type DetectResult = DetectOutcome | SyncOutcome;

@@ -28,6 +28,8 @@ import { geofenceRoutes } from '../geofences/routes.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
 import { servedDocs } from '../docs/openapi-served.js';
+import { openRecent } from '../recent/lmdb.js';
+import { explorerRoutes } from '../ui/routes.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -70,7 +72,11 @@ export async function startServer(config: Config): Promise<Server> {
   metrics.gauge('dwell_venues', 'venues in the served store', () => store?.count ?? 0);
 
   const signed = { apps, replays, limiter: new RateLimiter(config.rateLimit) };
-  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics };
+  // The explorer's recent detections (recent/): kept by the detect route, erased by privacy/, shown by ui/.
+  const recentAgeMs = config.recentDays * 86_400_000;
+  const recent = openRecent(config.dataDir, { count: config.recentCount, maxAgeMs: recentAgeMs, optOut: new Set(config.recentOptOut) });
+  const recentSweep = setInterval(() => recent.sweep(), Math.max(1000, Math.min(60_000, recentAgeMs / 4 || 60_000))).unref();
+  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics, recent };
   const adminDeps = { apps, outbox, token: config.adminToken };
   const json = (ex: Exchange, r: Reply) => ex.send(r);
 
@@ -87,13 +93,15 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes(geofences)) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, metrics });
+  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, metrics, recent });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
   for (const [method, pattern, h] of [...adminRoutes, ...privacy.adminRoutes]) {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
+  const explorer = { apps, recent, pool, geofences: geofences.store, store: () => store, dataDir: config.dataDir, token: config.adminToken, tiles: config.uiTiles };
+  for (const [method, pattern, h] of explorerRoutes(explorer)) router.add(method, pattern, h);
 
   // The API document of exactly the routes registered above, made on first request.
   const docs = servedDocs(() => router.routes());
@@ -159,6 +167,8 @@ export async function startServer(config: Config): Promise<Server> {
       await replays.close();
       await pool.close();
       await privacy.close();
+      clearInterval(recentSweep);
+      await recent.close();
       await geofences.close();
       await delivery.close();
       await outbox.close();

@@ -14,6 +14,7 @@ import type { Exchange, Reply } from '../http/reply.js';
 import type { Metrics } from '../http/metrics.js';
 import type { TriggerQueue as Outbox } from '../delivery/outbox.js';
 import { triggersOf } from '../delivery/triggers.js';
+import type { RecentDetections } from '../recent/types.js';
 
 export interface DetectDeps {
   pool: DetectPool;
@@ -21,16 +22,22 @@ export interface DetectDeps {
   outbox: Outbox;
   dataDir: string;
   metrics: Metrics;
+  /** Recent detections for the explorer (recent/), when kept. */
+  recent?: RecentDetections;
 }
+
+const utf8 = new TextEncoder();
 
 export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppRecord, raw: RawBody): Promise<Reply> {
   const store = deps.store();
   if (!store) throw new DwellError('unavailable', 'the venue store is still loading', undefined, 2);
   const now = Date.now();
-  const sync = app.delivery.method === 'sync';
+  const sync = app.delivery.method === 'sync', gzip = isGzip(ex);
+  // The worker takes the body's buffer: a copy is kept only for an app whose detections are recorded.
+  const kept = deps.recent?.wants(app.app_key) ? new Uint8Array(raw.bytes) : undefined;
   const out = await deps.pool.run({
     body: raw.bytes,
-    gzip: isGzip(ex),
+    gzip,
     sync,
     app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
     store,
@@ -41,6 +48,11 @@ export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppReco
   if (!out.ok) throw DwellError.fromJSON(out.error);
   for (const outcome of ['venue', 'transit', 'no_venue'] as const) {
     if (out.tally[outcome]) deps.metrics.detections.inc({ kind: out.kind, outcome }, out.tally[outcome]);
+  }
+  if (kept) {
+    const user = 'response' in out ? out.user : out.user_info.device_id ?? (out.user_info.user_id || null);
+    const answer = 'response' in out ? () => out.response : () => utf8.encode(JSON.stringify({ data: out.items, geofence_events: out.geofence_events }));
+    deps.recent!.record(app.app_key, { at: now, user, kind: out.kind, request_id: 'response' in out ? null : out.request_id, tally: out.tally, body: kept, gzip, answer });
   }
   // The worker answered a synchronous app with the response already serialised.
   if ('response' in out) return { status: 200, body: out.response };

@@ -4,6 +4,7 @@ import { newVersions } from '../learned/cache.js';
 import { DwellError } from '../errors.js';
 import type { DetectTask } from '../pipeline/task.js';
 import type { DetectResult } from '../schemas/detect-outcome.js';
+import type { ExplainResult, ExplainTask } from '../pipeline/explain.js';
 
 export class DetectPool {
   private readonly pool: Piscina;
@@ -41,6 +42,11 @@ export class DetectPool {
     // Move the body when it owns its buffer outright (readBody makes sure it does); cloning copies the whole buffer.
     const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer] : [];
     return this.pool.run(task, { transferList: transfer as ArrayBuffer[] });
+  }
+
+  /** An operator's explanation (pipeline/explain.ts), by the workers' named export. */
+  explain(task: ExplainTask): Promise<ExplainResult> {
+    return this.pool.run(task, { name: 'explain' });
   }
 
   close(): Promise<void> {

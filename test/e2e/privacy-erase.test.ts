@@ -47,7 +47,7 @@ test('erase then export is empty, a new visit has no history, and another app ke
 
   const after = await exportOf(a, 'advertising_id=ad-erase');
   assert.equal(after.status, 200);
-  assert.deepEqual(after.body.users, [{ user: 'ad-erase', record: null, geofence_presence: null, triggers: [] }]);
+  assert.deepEqual(after.body.users, [{ user: 'ad-erase', record: null, geofence_presence: null, triggers: [], recent_detections: [] }]);
 
   const next = await signed(dwell.url, a, '/v1/detect', casinoVisit({ advertising_id: 'ad-erase' }, '10'));
   assert.equal(Date.parse(next.body.data[0].visit.place.first_visit_time), startOf('10'), 'no history before the erase');

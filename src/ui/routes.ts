@@ -1,0 +1,97 @@
+/**
+ * The explorer (issue 19): its page under /ui, served to anyone (it holds no data), and the
+ * admin calls it makes with the operator's token: apps, their recent detections, an explanation
+ * of a detect body, their geofences, and a venue search. Explanations run in a detection worker
+ * (pipeline/explain.ts) on the same venue store and user state as /v1/detect, storing nothing.
+ */
+import { DwellError } from '../errors.js';
+import { readBody, MAX_SENT_BYTES } from '../http/body.js';
+import { isGzip } from '../http/json-body.js';
+import type { Exchange, Reply } from '../http/reply.js';
+import type { AppRegistry } from '../apps/registry.js';
+import { publicApp, type AppRecord } from '../schemas/app.js';
+import type { GeofenceStore } from '../geofences/store.js';
+import { openStore, type StoreHandle } from '../venues/store.js';
+import type { RecentDetections } from '../recent/types.js';
+import type { DetectPool } from '../server/pool.js';
+import { checkBearer } from '../server/admin.js';
+import { serveStatic } from './static.js';
+import { parseVenueQuery, searchVenues } from './venue-search.js';
+
+export interface ExplorerDeps {
+  apps: AppRegistry; recent: RecentDetections; pool: DetectPool; geofences: GeofenceStore;
+  store: () => StoreHandle | null; dataDir: string; token: string; tiles: string;
+}
+
+type Handler = (ex: Exchange, params: Record<string, string>) => void;
+type Call = (ex: Exchange, params: Record<string, string>, body: Buffer | null) => Promise<Reply> | Reply;
+
+/** Bearer first, then the body (attached synchronously, as uWS wants), then the call. */
+const admin = (deps: ExplorerDeps, call: Call, bodyLimit = 0): Handler => (ex, params) => {
+  try {
+    checkBearer(ex, deps.token);
+  } catch (err) {
+    return ex.fail(err);
+  }
+  const body = bodyLimit ? readBody(ex, bodyLimit).then((b) => b.bytes) : Promise.resolve(null);
+  body.then((b) => call(ex, params, b)).then((r) => ex.send(r), (err) => ex.fail(err));
+};
+
+const open = (ex: Exchange, r: () => Reply) => { try { ex.send(r()); } catch (err) { ex.fail(err); } };
+
+function appOf(apps: AppRegistry, key: string): AppRecord {
+  const app = apps.get(key);
+  if (!app) throw new DwellError('not_found', `no app with key ${JSON.stringify(key)}`);
+  return app;
+}
+
+function limitOf(query: string, max: number, fallback: number): number {
+  const raw = new URLSearchParams(query).get('limit');
+  const n = raw === null ? fallback : Number(raw);
+  if (!Number.isInteger(n) || n < 1 || n > max) throw new DwellError('invalid_request', `limit is an integer from 1 to ${max}`, '/limit');
+  return n;
+}
+
+const storeOf = (deps: ExplorerDeps) => {
+  const h = deps.store();
+  if (!h) throw new DwellError('unavailable', 'the venue store is still loading', undefined, 2);
+  return h;
+};
+
+export function explorerRoutes(deps: ExplorerDeps): Array<[string, string, Handler]> {
+  return [
+    ['GET', '/ui', (ex) => open(ex, () => serveStatic(ex, 'index.html', deps.tiles))],
+    ['GET', '/ui/:file', (ex, p) => open(ex, () => serveStatic(ex, p.file, deps.tiles))],
+    ['GET', '/admin/apps', admin(deps, () => ({ status: 200, body: { apps: deps.apps.list().map(publicApp) } }))],
+    ['GET', '/admin/apps/:key/recent', admin(deps, (ex, p) => {
+      appOf(deps.apps, p.key);
+      const detections = deps.recent.list(p.key, limitOf(ex.query, 1000, 100));
+      return { status: 200, body: { app_key: p.key, kept: deps.recent.wants(p.key), count: detections.length, detections } };
+    })],
+    ['GET', '/admin/apps/:key/recent/:id', admin(deps, (_ex, p) => {
+      appOf(deps.apps, p.key);
+      const d = deps.recent.get(p.key, p.id);
+      if (!d) throw new DwellError('not_found', `no recent detection ${JSON.stringify(p.id)} (gone past the count or age limit, or erased)`);
+      return { status: 200, body: d };
+    })],
+    ['POST', '/admin/apps/:key/explain', admin(deps, async (ex, p, body) => {
+      const app = appOf(deps.apps, p.key);
+      const out = await deps.pool.explain({
+        body: body!, gzip: isGzip(ex), app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
+        store: storeOf(deps), dataDir: deps.dataDir, now: Date.now(),
+      });
+      if (!out.ok) throw DwellError.fromJSON(out.error);
+      return { status: 200, body: { app_key: app.app_key, ...out.explanation } };
+    }, MAX_SENT_BYTES)],
+    ['GET', '/admin/apps/:key/geofences', admin(deps, (ex, p) => {
+      appOf(deps.apps, p.key);
+      const after = new URLSearchParams(ex.query).get('cursor') ?? undefined;
+      const { items, next } = deps.geofences.list(p.key, { after, limit: limitOf(ex.query, 10_000, 1000) });
+      return { status: 200, body: { geofences: items, next_cursor: next } };
+    })],
+    ['GET', '/admin/venues', admin(deps, (ex) => {
+      const h = storeOf(deps);
+      return { status: 200, body: { store: h.id, ...searchVenues(openStore(h), parseVenueQuery(ex.query)) } };
+    })],
+  ];
+}

@@ -1,0 +1,119 @@
+/**
+ * The explorer's admin API (issue 19) over HTTP against the real server: recent detections are
+ * kept per app (request and answer), bounded by count, skipped for opted-out apps, erased with
+ * the user and the app (contract §7) and exported with the user; an explanation answers the
+ * visits /v1/detect answers, with factors that add up to each candidate's score; all of it
+ * only with the admin token.
+ */
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { CASINO, fixes, visitRequest } from '../helpers/requests.js';
+import { until } from '../helpers/until.js';
+
+let dwell: Running;
+let optedOut: TestApp;
+const admin = (path: string, init: RequestInit = {}, token = ADMIN_TOKEN) =>
+  fetch(dwell.url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } })
+    .then(async (r) => ({ status: r.status, body: await r.json() as any }));
+
+const visit = (ad: string, day: string) => ({
+  advertising_id: ad, request_id: `r-${ad}-${day}`,
+  events: [{ event_id: `ev-${day}`, type: 'visit', start_time: `2024-05-${day}T07:25:00+02:00`, end_time: `2024-05-${day}T07:50:00+02:00`, data: fixes(CASINO, `2024-05-${day}T07`, [27, 31, 35, 40, 45]) }],
+});
+
+before(async () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-explorer-'));
+  // The opted-out app's key is known only once it exists: create it on a first run of the server.
+  const first = await startDwell({ DWELL_DATA_DIR: dir });
+  optedOut = await createApp(first.url);
+  await first.stop();
+  dwell = await startDwell({ DWELL_DATA_DIR: dir, DWELL_RECENT_COUNT: '3', DWELL_RECENT_OPT_OUT: optedOut.app_key });
+});
+after(async () => { await dwell.stop(); fs.rmSync(dwell.dataDir, { recursive: true, force: true }); });
+
+test('recent detections: newest first, request and answer as sent, at most the count', async () => {
+  const app = await createApp(dwell.url);
+  const answers: any[] = [];
+  for (const day of ['06', '07', '08', '09']) {
+    const r = await signed(dwell.url, app, '/v1/detect', visit('ad-1', day));
+    assert.equal(r.status, 200);
+    answers.push(r.body);
+  }
+  const list = await until('three recent detections', async () => { const l = await admin(`/admin/apps/${app.app_key}/recent`); return l.body.count === 3 ? l : undefined; });
+  assert.equal(list.body.kept, true);
+  assert.deepEqual(list.body.detections.map((d: any) => d.user), ['ad-1', 'ad-1', 'ad-1']);
+  const newest = await admin(`/admin/apps/${app.app_key}/recent/${list.body.detections[0].id}`);
+  assert.equal(newest.status, 200);
+  assert.deepEqual(newest.body.request, visit('ad-1', '09'), 'the request as sent (gzip undone)');
+  assert.deepEqual(newest.body.answer, answers[3], 'the answer as sent');
+  assert.equal((await admin(`/admin/apps/${app.app_key}/recent/zz-1`)).status, 404);
+});
+
+test('an opted-out app keeps none', async () => {
+  assert.equal((await signed(dwell.url, optedOut, '/v1/detect', visit('ad-x', '06'))).status, 200);
+  const list = await admin(`/admin/apps/${optedOut.app_key}/recent`);
+  assert.equal(list.body.kept, false);
+  assert.equal(list.body.count, 0);
+});
+
+test('explain: the visits of /v1/detect, and factors that add up to the scores; nothing stored', async () => {
+  const app = await createApp(dwell.url);
+  const body = visitRequest();
+  const e = await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  assert.equal(e.status, 200, JSON.stringify(e.body));
+  const r = e.body.rankings[0];
+  assert.ok(r.candidates.length > 1);
+  for (const c of r.candidates) {
+    const sum = c.factors.reduce((s: number, f: any) => s + f.value, 0);
+    assert.ok(Math.abs(sum - c.score) < 1e-9, `${c.id}: ${sum} vs ${c.score}`);
+  }
+  assert.equal(e.body.rankings[1], null, 'the transit event has no ranking');
+  const detected = await signed(dwell.url, app, '/v1/detect', body);
+  assert.deepEqual(e.body.data, detected.body.data, 'explaining first changed nothing: detection answers the same');
+  assert.equal((await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: '{}' })).status, 400);
+});
+
+test('erase and app deletion remove recent detections; export shows them', async () => {
+  const app = await createApp(dwell.url);
+  for (const ad of ['ad-keep', 'ad-gone']) assert.equal((await signed(dwell.url, app, '/v1/detect', visit(ad, '06'))).status, 200);
+  await until('two recent detections', async () => ((await admin(`/admin/apps/${app.app_key}/recent`)).body.count === 2 ? true : undefined));
+  const exported = await signed(dwell.url, app, `/v2/apps/${app.app_key}/users/export?advertising_id=ad-gone`);
+  assert.equal(exported.body.users[0].recent_detections.length, 1, JSON.stringify(exported.body));
+  const erased = await signed(dwell.url, app, `/v2/apps/${app.app_key}/users/erase`, { advertising_id: 'ad-gone' });
+  assert.equal(erased.body.erased.recent_detections, 1);
+  assert.deepEqual((await admin(`/admin/apps/${app.app_key}/recent`)).body.detections.map((d: any) => d.user), ['ad-keep']);
+  const deleted = await admin(`/admin/apps/${app.app_key}`, { method: 'DELETE' });
+  assert.equal(deleted.body.removed.recent_detections, 1);
+});
+
+test('the explorer\'s admin calls want the token; the page itself holds no data', async () => {
+  const app = await createApp(dwell.url);
+  for (const path of ['/admin/apps', `/admin/apps/${app.app_key}/recent`, `/admin/apps/${app.app_key}/geofences`, '/admin/venues?q=casino']) {
+    assert.equal((await admin(path, {}, 'wrong')).status, 401, path);
+  }
+  assert.equal((await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: '{}' }, 'wrong')).status, 401);
+  const apps = await admin('/admin/apps');
+  assert.ok(apps.body.apps.some((a: any) => a.app_key === app.app_key) && apps.body.apps.every((a: any) => !('secrets' in a)));
+  const venues = await admin(`/admin/venues?q=casino&lat=${CASINO.lat}&long=${CASINO.long}&radius=500`);
+  assert.equal(venues.status, 200, JSON.stringify(venues.body));
+  assert.ok(venues.body.venues.length > 0 && venues.body.venues.every((v: any) => /casino/i.test(`${v.name} ${v.category} ${v.sub_category}`)));
+  const page = await fetch(dwell.url + '/ui');
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<title>Dwell explorer<\/title>/);
+});
+
+test('a queued (postback) detection is kept with the visits it queued', async () => {
+  const app = await createApp(dwell.url, { method: 'postback', url: 'http://127.0.0.1:9/never' });
+  const r = await signed(dwell.url, app, '/v1/detect', visit('ad-q', '06'));
+  assert.equal(r.status, 202);
+  const list = await until('one recent detection', async () => { const l = await admin(`/admin/apps/${app.app_key}/recent`); return l.body.count === 1 ? l : undefined; });
+  assert.equal(list.body.detections[0].request_id, 'r-ad-q-06');
+  const d = await admin(`/admin/apps/${app.app_key}/recent/${list.body.detections[0].id}`);
+  assert.equal(d.body.answer.data.length, 1);
+  assert.ok(d.body.answer.data[0].visit.place_id, 'the visit as queued for delivery');
+});
