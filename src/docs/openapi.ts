@@ -15,12 +15,13 @@ import { componentSchemas, ref } from './openapi-refs.js';
 import { SCHEMAS } from './openapi-schemas.js';
 import { ADMIN, CONTENT_ENCODING, GZIP, RETRIES, SECURITY_SCHEMES, SIGNED, SIGNING } from './openapi-security.js';
 import { SERVICE_OPERATIONS } from './openapi-service-ops.js';
+import { EXPLORER_OPERATIONS } from './openapi-explorer-ops.js';
 import { WEBHOOKS } from './openapi-webhooks.js';
 
 export interface Route { method: string; pattern: string }
 
 /** Every operation described, by route key. */
-export const OPERATIONS: Record<string, OperationDoc> = { ...CUSTOMER_OPERATIONS, ...SERVICE_OPERATIONS };
+export const OPERATIONS: Record<string, OperationDoc> = { ...CUSTOMER_OPERATIONS, ...SERVICE_OPERATIONS, ...EXPLORER_OPERATIONS };
 
 const PATH_PARAMS: Record<string, string> = {
   app_key: "the app's key; must be the signing app's",
