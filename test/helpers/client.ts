@@ -31,7 +31,7 @@ export function signHeaders(app: TestApp, method: string, pathAndQuery: string, 
 }
 
 /** Sends a signed request; answers status, parsed body and headers. */
-export async function signed(url: string, app: TestApp, pathAndQuery: string, body?: unknown, opts: SignOptions = {}) {
+export async function signed(url: string, app: TestApp, pathAndQuery: string, body?: unknown, opts: SignOptions = {}): Promise<{ status: number; body: any; headers: Headers }> {
   const method = opts.method ?? (body === undefined && !opts.raw ? 'GET' : 'POST');
   const gzip = opts.gzip ?? true;
   const bytes = opts.raw ?? (body === undefined ? Buffer.alloc(0) : gzip ? gzipSync(JSON.stringify(body)) : Buffer.from(JSON.stringify(body)));
