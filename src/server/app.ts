@@ -25,6 +25,7 @@ import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
+import { openCluster } from './cluster.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -38,14 +39,15 @@ export async function startServer(config: Config): Promise<Server> {
   const metrics = new Metrics();
   // Before any worker opens the users store: see drop-unscoped.ts.
   await dropUnscopedUsers(config.dataDir);
-  const apps = new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
+  const cluster = await openCluster(config);
+  const apps = cluster?.apps ?? new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
   const outbox = new Outbox(config.dataDir);
   const delivery = startDelivery({
     dataDir: config.dataDir, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel,
     perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
-  const replays = new ReplayCache(config.dataDir);
+  const replays = cluster?.replays ?? new ReplayCache(config.dataDir);
   const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue);
 
   let store: StoreHandle | null = null;
@@ -67,17 +69,17 @@ export async function startServer(config: Config): Promise<Server> {
   metrics.gauge('dwell_venues', 'venues in the served store', () => store?.count ?? 0);
 
   const signed = { apps, replays, limiter: new RateLimiter(config.rateLimit) };
-  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics };
+  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics, cluster: cluster?.servers };
   const adminDeps = { apps, outbox, token: config.adminToken };
   const json = (ex: Exchange, r: Reply) => ex.send(r);
 
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
-    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining })))
+    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining, state: cluster?.health() })))
     .add('GET', '/metrics', (ex) => json(ex, { status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }))
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
   const geofences = openGeofenceService(config.dataDir);
-  for (const [method, pattern, h] of geofenceRoutes(geofences)) {
+  for (const [method, pattern, h] of geofenceRoutes({ store: cluster?.geofences ?? geofences.store })) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
   const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, metrics });
@@ -142,7 +144,7 @@ export async function startServer(config: Config): Promise<Server> {
       await geofences.close();
       await delivery.close();
       await outbox.close();
-      await apps.close();
+      await (cluster ?? apps).close();
       log.info('stopped', { inflight });
     },
   };

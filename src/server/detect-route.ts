@@ -21,6 +21,8 @@ export interface DetectDeps {
   outbox: Outbox;
   dataDir: string;
   metrics: Metrics;
+  /** Cluster mode: the NATS servers every worker connects to. */
+  cluster?: readonly string[];
 }
 
 export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppRecord, raw: RawBody): Promise<Reply> {
@@ -35,6 +37,7 @@ export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppReco
     app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
     store,
     dataDir: deps.dataDir,
+    cluster: deps.cluster,
     now,
   });
   if (!out.ok) throw DwellError.fromJSON(out.error);
