@@ -62,7 +62,7 @@ async function outcome(task: DetectTask): Promise<DetectOutcome> {
       let events: GeofenceEvent[] = [];
       let record = run.record ?? rec;
       const index = fences.index(app);
-      if (index && index.size && fixesOf().length) {
+      if (index?.size && fixesOf().length) {
         const ev = evaluate({ index, info: (id) => fences.info(app, id) }, record?.g ?? NO_PRESENCE, fixesOf(), task.now);
         events = ev.events;
         if (ev.changed && record) record = { ...record, g: ev.presence };

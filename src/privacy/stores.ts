@@ -15,12 +15,15 @@ import type { Presence } from '../geofences/events.js';
 import { presenceDb } from '../geofences/presence.js';
 import type { GeofenceStore } from '../geofences/store.js';
 import { SLOT_KEY } from '../users/touch.js';
+import type { ClusterPrivacy } from './cluster.js';
 
 export interface PrivacyStores {
   users: RootDatabase;
   presence: Database<Presence, [string, string]>;
   geofences: GeofenceStore;
   outbox: Outbox;
+  /** Cluster mode: user records, learned values and fences are the cluster's (cluster.ts). */
+  cluster?: ClusterPrivacy;
 }
 
 /** Opens the users environment and records the touch slot width the workers will use. */

@@ -82,7 +82,7 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes({ store: cluster?.geofences ?? geofences.store })) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, metrics });
+  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, metrics, cluster: cluster?.privacy });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }

@@ -12,6 +12,7 @@ import { purgeExpiredFences } from '../state/nats/fences.js';
 import { clusterGeofences } from '../geofences/cluster-store.js';
 import type { GeofenceApi } from '../geofences/routes.js';
 import { clusterReplays, type Replays } from './replays.js';
+import type { ClusterPrivacy } from '../privacy/cluster.js';
 
 export interface ClusterNode {
   servers: readonly string[];
@@ -19,6 +20,7 @@ export interface ClusterNode {
   apps: AppRegistry;
   replays: Replays;
   geofences: GeofenceApi;
+  privacy: ClusterPrivacy;
   /** 'up' while the cluster answers: /readyz says not ready otherwise. */
   health(): 'up' | 'down';
   close(): Promise<void>;
@@ -53,6 +55,7 @@ export async function openCluster(config: Config): Promise<ClusterNode | null> {
     servers, kit, apps,
     replays: clusterReplays(kit.replay),
     geofences: clusterGeofences(kit.fences),
+    privacy: { users: kit.users, learned: kit.learned, fences: kit.fences, lease: kit.lease },
     health: kit.health,
     async close() {
       clearInterval(timer);

@@ -49,6 +49,8 @@ export interface UsersState {
   remove(app: string, user: string): Promise<boolean>;
   /** The user ids of an app that have a record. */
   users(app: string): Promise<string[]>;
+  /** Removes every record last written before `cutoffMs` (its `d`); answers how many. */
+  sweep(cutoffMs: number): Promise<number>;
 }
 
 /**

@@ -5,25 +5,28 @@
  * nodes. A restart on the same data directory is a new pair of nodes on the same NATS server.
  */
 import http from 'node:http';
+import { rmSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { startNatsCluster, type NatsCluster } from './nats-server.js';
-import { startDwell, waitReady, type Running } from './server.js';
+import { startDwell, tempDir, waitReady, type Running } from './server.js';
 
 let nats: Promise<NatsCluster> | null = null;
 
 /** This process's NATS server: one for all the tests of a file, as one cluster serves many restarts. */
 export function sharedNats(): Promise<NatsCluster> {
-  nats ??= startNatsCluster(1).then((c) => {
-    process.once('beforeExit', () => void c.stop());
-    return c;
-  });
+  // Detached: the test process exits when its tests are done, and kills the server as it goes.
+  nats ??= startNatsCluster(1).then((c) => { c.detach(); return c; });
   return nats;
 }
 
 export async function startPair(env: Record<string, string>, opts: { ready?: boolean; args?: string[] }): Promise<Running> {
   const { urls } = await sharedNats();
-  const a = await startDwell({ ...env, DWELL_STATE: urls }, { ...opts, ready: false });
-  const b = await startDwell({ ...env, DWELL_STATE: urls, DWELL_DATA_DIR: a.dataDir + '-b' }, { ...opts, ready: false });
+  const dataDir = env.DWELL_DATA_DIR ?? tempDir();
+  process.once('exit', () => rmSync(dataDir + '-b', { recursive: true, force: true }));
+  const [a, b] = await Promise.all([
+    startDwell({ ...env, DWELL_STATE: urls, DWELL_DATA_DIR: dataDir }, { ...opts, ready: false }),
+    startDwell({ ...env, DWELL_STATE: urls, DWELL_DATA_DIR: dataDir + '-b' }, { ...opts, ready: false }),
+  ]);
   const nodes = [a, b];
   let turn = 0;
   const proxy = http.createServer((req, res) => {
@@ -40,7 +43,7 @@ export async function startPair(env: Record<string, string>, opts: { ready?: boo
   const url = `http://127.0.0.1:${port}`;
   // Both nodes' lines, in arrival order, where a test reads logs.
   b.proc.stderr!.on('data', () => { while (b.logs.length) a.logs.push(b.logs.shift()!); });
-  if (opts.ready !== false) await Promise.all(nodes.map((n) => waitReady(n.url)));
+  if (opts.ready !== false) await Promise.all(nodes.map((n) => waitReady(n.url, 60_000)));
   return {
     url, port, proc: a.proc, dataDir: a.dataDir, logs: a.logs,
     async stop(signal) {

@@ -56,7 +56,7 @@ export async function startDwell(env: Record<string, string> = {}, opts: { ready
   const logs: string[] = [];
   let buffered = '';
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 60_000);
     proc.stderr!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       let nl: number;

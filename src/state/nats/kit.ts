@@ -45,23 +45,22 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
     bucket(ns, 'dwell-leases', { ttl: LEASE_TTL_MS }),
     ...Array.from({ length: USER_PARTITIONS }, (_, i) => bucket(ns, `dwell-users-${i}`)),
   ]);
-  // The learned copy is only followed where it is read (detection threads): opened lazily.
-  let learnedState: ReturnType<typeof natsLearned> | null = null;
-  const learnedOf = () => (learnedState ??= natsLearned(learned));
+  // The learned copy is only followed where it is read (detection threads): see learned.ts.
+  const learnedState = natsLearned(learned);
   return {
     kind: 'nats',
     ns,
     buckets: { fences, users, learned },
-    get learnedReady() { return learnedOf().ready; },
+    get learnedReady() { return learnedState.ready; },
     apps: natsApps(apps),
     users: natsUsers(users),
-    get learned() { return learnedOf(); },
+    learned: learnedState,
     fences: natsFences(fences),
     replay: natsReplay(replay),
     lease: natsLease(leases, name),
     health: () => (up && !ns.nc.isClosed() ? 'up' : 'down'),
     async close() {
-      learnedState?.stop();
+      learnedState.stop();
       await ns.close();
     },
   };

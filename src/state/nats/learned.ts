@@ -21,15 +21,17 @@ const MAX_ROUNDS = 64;
 export function natsLearned(kv: KV): LearnedState & { ready: Promise<void>; stop(): void } {
   const cache = new Map<string, unknown>();
   const keyOf = ([kind, app, name]: LearnedKey) => `${token(kind)}.${app}.${token(name)}`;
-  const f = follow(kv, (e) => {
+  // Followed from the first read on: a thread that only writes or drops (the HTTP thread) keeps no copy.
+  let f: ReturnType<typeof follow> | null = null;
+  const following = () => (f ??= follow(kv, (e) => {
     const v = decode(e);
     if (v === undefined) cache.delete(e.key);
     else cache.set(e.key, v);
-  });
+  }));
   return {
-    ready: f.ready,
-    stop: f.stop,
-    peek: <V>(key: LearnedKey) => cache.get(keyOf(key)) as V | undefined,
+    get ready() { return following().ready; },
+    stop: () => f?.stop(),
+    peek: <V>(key: LearnedKey) => { following(); return cache.get(keyOf(key)) as V | undefined; },
     async merge<V>(key: LearnedKey, fn: (old: V | undefined) => V | undefined) {
       const k = keyOf(key);
       for (let round = 0; round < MAX_ROUNDS; round++) {

@@ -55,6 +55,23 @@ export function natsUsers(buckets: readonly KV[]): UsersState {
       await guard(kv.delete(key));
       return true;
     },
+    async sweep(cutoffMs) {
+      let n = 0;
+      for (const kv of buckets) {
+        for (const k of await keysOf(kv)) {
+          const e = await guard(kv.get(k));
+          const rec = decode<UserRecord>(e);
+          if (!rec || (rec.d ?? 0) >= cutoffMs) continue;
+          try {
+            await guard(kv.delete(k, { previousSeq: e!.revision }));
+            n++;
+          } catch (err) {
+            if (!isConflict(err)) throw err; // written meanwhile: not idle
+          }
+        }
+      }
+      return n;
+    },
     async users(app) {
       const out: string[] = [];
       for (const kv of buckets) {
