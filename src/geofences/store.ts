@@ -154,6 +154,23 @@ export class GeofenceStore {
     });
   }
 
+  /** Stores a record as it is (its id new to the store): the cluster's record shape, for the state contract (lmdb-fences.ts). */
+  async putRecord(rec: StoredGeofence): Promise<void> {
+    await this.root.batch(() => { this.putIn(rec); this.bump(rec.app_key, rec.id); });
+    await this.root.flushed;
+  }
+
+  /** A read-modify-write of a live record; `fn` answers the new record, or undefined to leave it. */
+  modify(app: string, id: string, fn: (rec: StoredGeofence) => StoredGeofence | undefined): Promise<StoredGeofence | undefined> {
+    const now = this.now();
+    return this.serial(app, id, () => {
+      const old = this.get(app, id, now);
+      const next = old && fn(old);
+      if (!old || !next) return { result: undefined };
+      return { result: next, write: () => { this.unlinkIn(old); this.putIn(next); this.bump(app, id); } };
+    });
+  }
+
   /** False when the id is unknown to this app or expired. */
   delete(app: string, id: string): Promise<boolean> {
     const now = this.now();

@@ -6,6 +6,7 @@
  */
 import { hostname } from 'node:os';
 import { threadId } from 'node:worker_threads';
+import { randomBytes } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import type { StateKit } from '../types.js';
 import { connectNats, type NatsState } from './connect.js';
@@ -57,7 +58,8 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
     learned: learnedState,
     fences: natsFences(fences),
     replay: natsReplay(replay),
-    lease: natsLease(leases, name),
+    // Unique per connection: two connections of one thread are two holders.
+    lease: natsLease(leases, `${name}-${randomBytes(4).toString('hex')}`),
     health: () => (up && !ns.nc.isClosed() ? 'up' : 'down'),
     async close() {
       learnedState.stop();
