@@ -8,12 +8,14 @@
  */
 import type { FencesState, LearnedState, LeaseState, UsersState } from '../state/types.js';
 import type { UserRecord } from '../users/records.js';
-import type { Erased } from './erase.js';
+
+/** The counts of erase.ts's Erased that a record answers for (named here: erase.ts imports this file). */
+export interface ErasedFromRecord { user_records: number; visit_history_places: number; past_stays: number; open_stays: number; geofence_presence: number }
 
 export interface ClusterPrivacy { users: UsersState; learned: LearnedState; fences: FencesState; lease: LeaseState }
 
 /** Removes one user's record (and with it their presence); adds what it held to `out`. */
-export async function eraseClusterUser(c: ClusterPrivacy, app: string, user: string, out: Erased): Promise<void> {
+export async function eraseClusterUser(c: ClusterPrivacy, app: string, user: string, out: ErasedFromRecord): Promise<void> {
   const rec = await c.users.read(app, user);
   if (!rec) return;
   await c.users.remove(app, user);
