@@ -83,7 +83,7 @@ export interface FencesState {
   remove(app: string, id: string): Promise<boolean>;
   /** Every record of the app, for building an index. */
   scan(app: string): Promise<StoredGeofence[]>;
-  /** Every record (key `<app>.<id>`), then every change made by any node, within a second. */
+  /** Every change made by any node (key `<app>.<id>`), within a second; the cluster's watch first gives every stored record. */
   watch(fn: Change<StoredGeofence>): Watching;
 }
 
