@@ -43,7 +43,8 @@ export class DwellError extends Error {
 
   /** Rebuilds an error that crossed a worker boundary as plain data. */
   static fromJSON(body: ErrorBody['error']): DwellError {
-    return new DwellError(body.code, body.message, body.path);
+    // The wait is not carried across; a 503 must still say when to come back (contract §5).
+    return new DwellError(body.code, body.message, body.path, body.code === 'unavailable' ? 2 : undefined);
   }
 }
 

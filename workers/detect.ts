@@ -1,9 +1,10 @@
-/** The Piscina detection worker's entry point (server/pool.ts); the work is src/pipeline/detect.ts. */
+/** The Piscina detection worker's entry point (server/pool.ts); the work is src/pipeline/detect.ts (detect-cluster.ts in cluster mode). */
 import { workerData } from 'node:worker_threads';
 import { withRequestId } from '../src/log.js';
 import type { DetectTask } from '../src/pipeline/task.js';
 import { detectTask } from '../src/pipeline/detect.js';
 import { explainTask } from '../src/pipeline/explain.js';
+import { detectClustered } from '../src/pipeline/detect-cluster.js';
 import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
 
@@ -12,7 +13,8 @@ estimateAddress(0, 0);
 
 /** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */
 const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
-const run = detectTask(versions);
+const local = detectTask(versions);
+const run = (task: DetectTask) => (task.cluster ? detectClustered(task) : local(task));
 /** The worker's log lines carry the request's id, as the HTTP thread's do. */
 export default (task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task));
 /** An operator's explanation (pipeline/explain.ts): Piscina runs it by name. */

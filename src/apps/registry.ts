@@ -2,6 +2,10 @@
  * The app registry: keys, secrets and delivery settings in LMDB under DWELL_DATA_DIR. The HTTP
  * thread verifies every request against it, so apps are also held in a Map; the store is the
  * source of truth and writes go through it first.
+ *
+ * In cluster mode (`shared`, contract §8) the source of truth is the cluster's apps state, which
+ * every node watches: the Map and the local LMDB follow it (the delivery worker keeps reading
+ * apps from the local LMDB, so it sees an app created on any node).
  */
 import { randomBytes } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
@@ -9,6 +13,7 @@ import { DwellError } from '../errors.js';
 import type { AppRecord, CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
 import { checkDelivery } from './delivery-rules.js';
 import { openAppsDb } from './apps-db.js';
+import type { AppsState } from '../state/types.js';
 
 export const DEFAULT_CONFIRM_DWELL_S = 300;
 
@@ -17,9 +22,26 @@ export class AppRegistry {
   private readonly db: Database<AppRecord, string>;
   private readonly cache = new Map<string, AppRecord>();
 
-  constructor(dataDir: string, private readonly opts: { secretGraceS: number; allowPrivate: boolean }) {
+  private stopWatch: () => void = () => {};
+
+  constructor(dataDir: string, private readonly opts: { secretGraceS: number; allowPrivate: boolean }, private readonly shared?: AppsState) {
     ({ root: this.root, db: this.db } = openAppsDb(dataDir));
-    for (const { key, value } of this.db.getRange()) this.cache.set(key, value);
+    if (!shared) for (const { key, value } of this.db.getRange()) this.cache.set(key, value);
+  }
+
+  /** The registry of a cluster node: every app of the cluster, then every change any node makes. */
+  static async shared(dataDir: string, opts: { secretGraceS: number; allowPrivate: boolean }, shared: AppsState): Promise<AppRegistry> {
+    const r = new AppRegistry(dataDir, opts, shared);
+    const all = await shared.all();
+    await r.root.transaction(() => {
+      for (const key of r.db.getKeys()) r.db.remove(key);
+      for (const app of all) r.db.put(app.app_key, app);
+    });
+    for (const app of all) r.cache.set(app.app_key, app);
+    r.stopWatch = shared.watch((key, app) => {
+      if (app) { r.cache.set(key, app); void r.db.put(key, app); } else { r.cache.delete(key); void r.db.remove(key); }
+    }).stop;
+    return r;
   }
 
   get(appKey: string): AppRecord | undefined {
@@ -29,6 +51,21 @@ export class AppRegistry {
   /** Every app, in key order (the admin API's list, for the explorer). */
   list(): AppRecord[] {
     return [...this.cache.values()].sort((a, b) => (a.app_key < b.app_key ? -1 : 1));
+  }
+
+  /**
+   * Cluster mode: an app this node has not seen yet (created on another node a moment ago, before
+   * the watch brought it) is read from the cluster. True when it is now known.
+   */
+  async fetch(appKey: string): Promise<boolean> {
+    if (!this.shared || this.cache.has(appKey)) return this.cache.has(appKey);
+    const app = await this.shared.get(appKey);
+    if (app) this.cache.set(appKey, app);
+    return app !== undefined;
+  }
+
+  get clustered(): boolean {
+    return this.shared !== undefined;
   }
 
   /** The secrets that sign valid requests now: the current one and any still in their grace period. */
@@ -83,12 +120,14 @@ export class AppRegistry {
   async delete(appKey: string): Promise<boolean> {
     if (!this.cache.has(appKey)) return false;
     this.cache.delete(appKey); // first, so no request is accepted while the record goes
+    if (this.shared) await this.shared.remove(appKey);
     await this.db.remove(appKey);
     await this.root.flushed;
     return true;
   }
 
   close(): Promise<void> {
+    this.stopWatch();
     return this.root.close();
   }
 
@@ -99,6 +138,7 @@ export class AppRegistry {
   }
 
   private async save(app: AppRecord): Promise<void> {
+    if (this.shared) await this.shared.put(app);
     await this.db.put(app.app_key, app);
     await this.root.flushed; // durable before the admin API answers (lmdb-js flushes after commit)
     this.cache.set(app.app_key, app);

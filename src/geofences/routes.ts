@@ -9,12 +9,23 @@ import type { GeofenceList, GeofenceRecord, StoredGeofence } from '../schemas/ge
 import type { RawBody } from '../http/body.js';
 import { readJson } from '../http/json-body.js';
 import type { Exchange, Reply } from '../http/reply.js';
-import { ID_PATTERN, type GeofenceStore } from './store.js';
+import { ID_PATTERN, type GeofenceStore, type ListQuery } from './store.js';
 import { validateCreate, validateUpdate } from './validate.js';
 
 export type GeofenceHandler = (params: Record<string, string>, ex: Exchange, app: AppRecord, raw: RawBody) => Promise<Reply>;
 
-export interface GeofenceDeps { store: GeofenceStore }
+type Maybe<T> = T | Promise<T>;
+
+/** What the routes ask of a store: the embedded GeofenceStore, or the cluster's (cluster-store.ts). */
+export interface GeofenceApi {
+  get(app: string, id: string): Maybe<StoredGeofence | undefined>;
+  list(app: string, q: ListQuery): Maybe<{ items: StoredGeofence[]; next: string | null }>;
+  create: GeofenceStore['create'];
+  update: GeofenceStore['update'];
+  delete: GeofenceStore['delete'];
+}
+
+export interface GeofenceDeps { store: GeofenceApi }
 
 const BASE = '/v2/apps/:app_key/geofences';
 const LIMIT_DEFAULT = 100;
@@ -36,7 +47,7 @@ export function geofenceRoutes({ store }: GeofenceDeps): Array<[string, string, 
     }],
     ['GET', `${BASE}/:id`, async (p, _ex, app) => {
       bound(p, app);
-      const rec = ID_PATTERN.test(p.id) ? store.get(app.app_key, p.id) : undefined;
+      const rec = ID_PATTERN.test(p.id) ? await store.get(app.app_key, p.id) : undefined;
       if (!rec) throw notFound(p.id);
       return { status: 200, body: publicGeofence(rec) };
     }],
@@ -44,7 +55,7 @@ export function geofenceRoutes({ store }: GeofenceDeps): Array<[string, string, 
       bound(p, app);
       const q = new URLSearchParams(ex.query);
       const tag = q.get('tag') || undefined;
-      const { items, next } = store.list(app.app_key, { tag, after: cursorIn(q.get('cursor')), limit: limitIn(q.get('limit')) });
+      const { items, next } = await store.list(app.app_key, { tag, after: cursorIn(q.get('cursor')), limit: limitIn(q.get('limit')) });
       const out: GeofenceList = { geofences: items.map(publicGeofence), next_cursor: next === null ? null : cursorOut(next) };
       return { status: 200, body: out };
     }],

@@ -46,6 +46,28 @@ export function expiresMs(rec: { expires_at: string | null }): number {
   return rec.expires_at === null ? Infinity : Date.parse(rec.expires_at);
 }
 
+/** A new record (the store's and the cluster's: cluster-store.ts). */
+export function newGeofence(app: string, input: GeofenceInput, now: number): StoredGeofence {
+  const at = iso(now);
+  return {
+    id: newId(), app_key: app, tag: input.tag, location: input.location, ttl: input.ttl, push_text: input.push_text,
+    created_at: at, updated_at: at, expires_at: input.ttl > 0 ? iso(now + input.ttl * 1000) : null,
+  };
+}
+
+/** The record with a patch applied at `now` (a new ttl counts from now). */
+export function patchedGeofence(old: StoredGeofence, patch: GeofencePatch, now: number): StoredGeofence {
+  const next: StoredGeofence = { ...old, updated_at: iso(now) };
+  if (patch.tag !== undefined) next.tag = patch.tag;
+  if (patch.push_text !== undefined) next.push_text = patch.push_text;
+  if (patch.location !== undefined) next.location = patch.location;
+  if (patch.ttl !== undefined) {
+    next.ttl = patch.ttl;
+    next.expires_at = patch.ttl > 0 ? iso(now + patch.ttl * 1000) : null;
+  }
+  return next;
+}
+
 export class GeofenceStore {
   readonly now: () => number;
   readonly root: RootDatabase;
@@ -107,12 +129,7 @@ export class GeofenceStore {
   }
 
   async create(app: string, input: GeofenceInput): Promise<StoredGeofence> {
-    const now = this.now();
-    const at = iso(now);
-    const rec: StoredGeofence = {
-      id: newId(), app_key: app, tag: input.tag, location: input.location, ttl: input.ttl, push_text: input.push_text,
-      created_at: at, updated_at: at, expires_at: input.ttl > 0 ? iso(now + input.ttl * 1000) : null,
-    };
+    const rec = newGeofence(app, input, this.now());
     // A new id: nothing of it is in flight, and nobody knows it before this answer.
     await this.root.batch(() => {
       this.putIn(rec);
@@ -128,19 +145,29 @@ export class GeofenceStore {
     return this.serial(app, id, () => {
       const old = this.get(app, id, now);
       if (!old) return { result: undefined };
-      const next: StoredGeofence = { ...old, updated_at: iso(now) };
-      if (patch.tag !== undefined) next.tag = patch.tag;
-      if (patch.push_text !== undefined) next.push_text = patch.push_text;
-      if (patch.location !== undefined) next.location = patch.location;
-      if (patch.ttl !== undefined) {
-        next.ttl = patch.ttl;
-        next.expires_at = patch.ttl > 0 ? iso(now + patch.ttl * 1000) : null;
-      }
+      const next = patchedGeofence(old, patch, now);
       return { result: next, write: () => {
         this.unlinkIn(old);
         this.putIn(next);
         this.bump(app, id);
       } };
+    });
+  }
+
+  /** Stores a record as it is (its id new to the store): the cluster's record shape, for the state contract (lmdb-fences.ts). */
+  async putRecord(rec: StoredGeofence): Promise<void> {
+    await this.root.batch(() => { this.putIn(rec); this.bump(rec.app_key, rec.id); });
+    await this.root.flushed;
+  }
+
+  /** A read-modify-write of a live record; `fn` answers the new record, or undefined to leave it. */
+  modify(app: string, id: string, fn: (rec: StoredGeofence) => StoredGeofence | undefined): Promise<StoredGeofence | undefined> {
+    const now = this.now();
+    return this.serial(app, id, () => {
+      const old = this.get(app, id, now);
+      const next = old && fn(old);
+      if (!old || !next) return { result: undefined };
+      return { result: next, write: () => { this.unlinkIn(old); this.putIn(next); this.bump(app, id); } };
     });
   }
 

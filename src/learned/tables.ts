@@ -51,6 +51,57 @@ const AP_PLACE_MAX_STAYS = 64;
 const POOL_MAX_STAYS = 32;
 const POOL_FLOOR = -4;
 
+/** A joined network's pooled evidence with one more stay's candidates; undefined once settled. Pure: the stored value is not changed. */
+export function pooledWith(stored: PooledAp | undefined, c: Array<string | number>): PooledAp | undefined {
+  if ((stored?.n ?? 0) >= POOL_MAX_STAYS) return undefined;
+  const p: PooledAp = stored ? { n: stored.n, v: Object.fromEntries(Object.entries(stored.v).map(([k, e]) => [k, [e[0], e[1]]])) } as PooledAp : { n: 0, v: {} };
+  const listed = new Set<string>();
+  for (let i = 0; i + 1 < c.length; i += 2) {
+    const id = c[i] as string;
+    listed.add(id);
+    const e = p.v[id];
+    // A venue new to the pool missed the earlier stays' lists: it takes the floor for them.
+    if (e) { e[0] += c[i + 1] as number; e[1]++; } else p.v[id] = [(c[i + 1] as number), 1];
+  }
+  p.n++;
+  const ids = Object.keys(p.v);
+  if (ids.length > MAX_POOLED_VENUES) {
+    const sc = (id: string) => p.v[id][0] + (p.n - p.v[id][1]) * POOL_FLOOR;
+    ids.sort((a, b) => sc(a) - sc(b));
+    for (let i = 0; i < ids.length - MAX_POOLED_VENUES; i++) delete p.v[ids[i]];
+  }
+  return p;
+}
+
+/** An access point's place with one more confident stay that heard it; undefined once settled. */
+export function placedAt(stored: ApPlace | undefined, [lat, lon, w]: [number, number, number]): ApPlace | undefined {
+  const p = stored ?? [0, 0, 0, 0];
+  if (p[3] >= AP_PLACE_MAX_STAYS) return undefined;
+  return [p[0] + w, p[1] + w * lat, p[2] + w * lon, p[3] + 1];
+}
+
+/** Stored priors plus a thread's pending counts (rounded as stored). */
+export function priorsPlus(stored: readonly number[] | undefined, pending: Float64Array): Float64Array {
+  const out = new Float64Array(pending.length);
+  for (let i = 0; i < out.length; i++) out[i] = (stored?.[i] ?? 0) + pending[i];
+  return out;
+}
+
+/** A sparse table stored flat ([index, value, …]) plus pending counts. */
+export function sparsePlus(stored: readonly number[] | undefined, pending: ReadonlyMap<number, number>): Map<number, number> {
+  const out = new Map<number, number>();
+  const s = stored ?? [];
+  for (let i = 0; i + 1 < s.length; i += 2) out.set(s[i], s[i + 1]);
+  for (const [k, v] of pending) out.set(k, (out.get(k) ?? 0) + v);
+  return out;
+}
+
+export function flatSparse(m: ReadonlyMap<number, number>): number[] {
+  const flat: number[] = [];
+  for (const [k, v] of m) flat.push(k, Math.round(v * 1000) / 1000);
+  return flat;
+}
+
 export function learnedTables(root: RootDatabase, versions: Versions): LearnedTables {
   const db: Database = root;
   // Access points' places and pooled evidence as last read: settled ones never change, most
@@ -66,24 +117,8 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
     const ck = cacheKey('pv', app, o.bssid);
     if ((pools.peek(ck)?.n ?? 0) >= POOL_MAX_STAYS) return;
     const key = ['pv', app, o.bssid];
-    const p: PooledAp = (db.get(key) as PooledAp | undefined) ?? { n: 0, v: {} };
-    if (p.n >= POOL_MAX_STAYS) return;
-    const c = o.pool!;
-    const listed = new Set<string>();
-    for (let i = 0; i + 1 < c.length; i += 2) {
-      const id = c[i] as string;
-      listed.add(id);
-      const e = p.v[id];
-      // A venue new to the pool missed the earlier stays' lists: it takes the floor for them.
-      if (e) { e[0] += c[i + 1] as number; e[1]++; } else p.v[id] = [(c[i + 1] as number), 1];
-    }
-    p.n++;
-    const ids = Object.keys(p.v);
-    if (ids.length > MAX_POOLED_VENUES) {
-      const sc = (id: string) => p.v[id][0] + (p.n - p.v[id][1]) * POOL_FLOOR;
-      ids.sort((a, b) => sc(a) - sc(b));
-      for (let i = 0; i < ids.length - MAX_POOLED_VENUES; i++) delete p.v[ids[i]];
-    }
+    const p = pooledWith(db.get(key) as PooledAp | undefined, o.pool!);
+    if (!p) return;
     db.putSync(key, p);
     written.push(ck);
   };
@@ -95,10 +130,9 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
         const ck = cacheKey('apx', app, o.bssid);
         if ((places.peek(ck)?.[3] ?? 0) >= AP_PLACE_MAX_STAYS) continue;
         const key = ['apx', app, o.bssid];
-        const p = (db.get(key) as ApPlace | undefined) ?? [0, 0, 0, 0];
-        if (p[3] >= AP_PLACE_MAX_STAYS) continue;
-        const [lat, lon, w] = o.at;
-        db.putSync(key, [p[0] + w, p[1] + w * lat, p[2] + w * lon, p[3] + 1]);
+        const p = placedAt(db.get(key) as ApPlace | undefined, o.at);
+        if (!p) continue;
+        db.putSync(key, p);
         written.push(ck);
       }
     }

@@ -34,7 +34,11 @@ export function detectTask(versions: Versions): (task: DetectTask) => DetectResu
 }
 
 function detect(task: DetectTask, userStores: Map<string, ReturnType<typeof openUserStore>>, versions: Versions): DetectResult {
-  const out = outcome(task, userStores, versions);
+  return settle(task, outcome(task, userStores, versions));
+}
+
+/** The outcome as it crosses back to the HTTP thread: a synchronous app's answer as bytes, moved. */
+export function settle(task: DetectTask, out: DetectOutcome): DetectResult {
   if (!out.ok || !task.sync) return out;
   const answer: SyncResponse = { data: out.items, geofence_events: out.geofence_events, result: 'SUCCESS' };
   const response = utf8.encode(JSON.stringify(answer));
@@ -78,7 +82,7 @@ function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof ope
 }
 
 
-function tally(items: SyncItem[]): Tally {
+export function tally(items: SyncItem[]): Tally {
   const t: Tally = { venue: 0, transit: 0, no_venue: 0 };
   for (const { visit } of items) t[visit.place_id ? 'venue' : visit.event_type === 'transit' ? 'transit' : 'no_venue']++;
   return t;

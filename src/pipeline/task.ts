@@ -17,6 +17,8 @@ export interface DetectTask {
   app: { app_key: string; confirm_dwell_s: number };
   store: StoreHandle;
   dataDir: string;
+  /** Cluster mode (contract §8): the NATS servers that hold user state; absent: LMDB in `dataDir`. */
+  cluster?: readonly string[];
   /** Server time of receipt, ms. */
   now: number;
   /** The HTTP request's id (X-Request-Id), for the worker's log lines. */

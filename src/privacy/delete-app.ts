@@ -12,6 +12,7 @@ import type { UserRecord } from '../users/records.js';
 import { expiresMs } from '../geofences/store.js';
 import type { PrivacyStores } from './stores.js';
 import { touchKey } from '../users/touch.js';
+import { deleteClusterApp } from './cluster.js';
 
 const BATCH = 2000;
 const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
@@ -48,6 +49,10 @@ export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string
 
   for (let n: number; (n = await s.outbox.index.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
   if (s.recent) out.recent_detections = await s.recent.deleteApp(app);
+  if (s.cluster) {
+    const c = await deleteClusterApp(s.cluster, app);
+    out.users += c.users; out.learned += c.learned; out.geofences += c.geofences; out.geofence_presence += c.geofence_presence;
+  }
   const any = Object.values(out).some((n) => n > 0);
   return known || any ? out : null;
 }

@@ -11,6 +11,7 @@ import type { UserRecord } from '../users/records.js';
 import { userKey } from '../users/keys.js';
 import { touchKey } from '../users/touch.js';
 import type { PrivacyStores } from './stores.js';
+import { eraseClusterUser } from './cluster.js';
 
 export interface Erased {
   user_records: number;
@@ -51,8 +52,11 @@ export function removePresence(s: PrivacyStores, app: string, user: string): num
 export async function eraseUsers(s: PrivacyStores, app: string, users: readonly string[]): Promise<Erased> {
   const out = noneErased();
   for (const user of new Set(users)) {
-    removeUserRecord(s, app, user, out);
-    out.geofence_presence += removePresence(s, app, user);
+    if (s.cluster) await eraseClusterUser(s.cluster, app, user, out);
+    else {
+      removeUserRecord(s, app, user, out);
+      out.geofence_presence += removePresence(s, app, user);
+    }
     const t = await s.outbox.index.eraseUser(app, user);
     out.pending_triggers += t.pending;
     out.dead_triggers += t.dead;

@@ -18,9 +18,10 @@ export interface UserExport {
   recent_detections: unknown[];
 }
 
-export function exportUser(s: PrivacyStores, app: string, user: string): UserExport {
-  const rec = s.users.get(userKey(app, user)) as UserRecord | undefined;
-  const presence = s.presence.get([app, user]);
+export async function exportUser(s: PrivacyStores, app: string, user: string): Promise<UserExport> {
+  const rec = s.cluster ? await s.cluster.users.read(app, user) : s.users.get(userKey(app, user)) as UserRecord | undefined;
+  // Cluster mode keeps presence in the record (pipeline/detect-cluster.ts).
+  const presence = s.cluster ? rec?.g : s.presence.get([app, user]);
   const triggers: Array<Record<string, unknown>> = [];
   for (const id of s.outbox.index.idsOf(app, user)) {
     const e = s.outbox.index.entry(app, id);

@@ -35,7 +35,7 @@ export function privacyRoutes(s: PrivacyStores): Array<[string, string, Geofence
       bound(p, app);
       const q = new URLSearchParams(ex.query);
       const users = idsIn(Object.fromEntries([...q.keys()].map((k) => [k, q.getAll(k).length === 1 ? q.get(k) : q.getAll(k)])), 'query');
-      return { status: 200, body: { app_key: app.app_key, users: users.map((u) => exportUser(s, app.app_key, u)) } };
+      return { status: 200, body: { app_key: app.app_key, users: await Promise.all(users.map((u) => exportUser(s, app.app_key, u))) } };
     }],
   ];
 }

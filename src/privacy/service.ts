@@ -9,10 +9,18 @@ import { RetentionSweeper } from './retention.js';
 import { privacyAdminRoutes, privacyRoutes } from './routes.js';
 import { DAY_MS, slotFor } from '../users/touch.js';
 import type { RecentDetections } from '../recent/types.js';
+import { log } from '../log.js';
+import { sweepClusterUsers, type ClusterPrivacy } from './cluster.js';
 
-export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; metrics: Metrics; recent?: RecentDetections }) {
+export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; metrics: Metrics; recent?: RecentDetections; cluster?: ClusterPrivacy }) {
   const userRetentionMs = config.userRetentionDays * DAY_MS;
-  const stores = { ...openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs)), recent: deps.recent };
+  const stores = { ...openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs)), recent: deps.recent, cluster: deps.cluster };
+  // Cluster mode: users are swept by the lease holder (cluster.ts), every quarter of the retention, at most once a minute.
+  const clusterTimer = deps.cluster && userRetentionMs > 0 ? setInterval(() => {
+    sweepClusterUsers(deps.cluster!, userRetentionMs).then((n) => { if (n) log.info('retention: users removed', { users: n }); },
+      (err) => log.warn('cluster retention sweep skipped', { error: String((err as Error)?.message ?? err) }));
+  }, Math.max(1000, Math.min(60_000, userRetentionMs / 4))) : null;
+  clusterTimer?.unref();
   const sweeper = new RetentionSweeper(stores, {
     userRetentionMs, deadRetentionMs: config.deadRetentionDays * DAY_MS, metrics: deps.metrics,
     // A sweep at least every second, more often when retention is that short (tests, trials).
@@ -23,6 +31,7 @@ export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: 
     adminRoutes: privacyAdminRoutes(deps.apps, stores),
     sweeper,
     async close() {
+      if (clusterTimer) clearInterval(clusterTimer);
       await sweeper.stop();
       await stores.users.close();
     },

@@ -16,6 +16,7 @@ import { presenceDb } from '../geofences/presence.js';
 import type { GeofenceStore } from '../geofences/store.js';
 import { SLOT_KEY } from '../users/touch.js';
 import type { RecentDetections } from '../recent/types.js';
+import type { ClusterPrivacy } from './cluster.js';
 
 export interface PrivacyStores {
   users: RootDatabase;
@@ -24,6 +25,8 @@ export interface PrivacyStores {
   outbox: Outbox;
   /** The explorer's recent detections (recent/), when the server keeps them. */
   recent?: RecentDetections;
+  /** Cluster mode: user records, learned values and fences are the cluster's (cluster.ts). */
+  cluster?: ClusterPrivacy;
 }
 
 /** Opens the users environment and records the touch slot width the workers will use. */

@@ -30,6 +30,7 @@ import { startPrivacy } from '../privacy/service.js';
 import { servedDocs } from '../docs/openapi-served.js';
 import { openRecent } from '../recent/lmdb.js';
 import { explorerRoutes } from '../ui/routes.js';
+import { openCluster } from './cluster.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -43,14 +44,15 @@ export async function startServer(config: Config): Promise<Server> {
   const metrics = new Metrics();
   // Before any worker opens the users store: see drop-unscoped.ts.
   await dropUnscopedUsers(config.dataDir);
-  const apps = new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
+  const cluster = await openCluster(config);
+  const apps = cluster?.apps ?? new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
   const outbox = await openOutbox(config.state, config.dataDir, { consume: false, name: 'dwell-http' });
   const delivery = startDelivery({
     dataDir: config.dataDir, state: config.state, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel,
     perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
-  const replays = new ReplayCache(config.dataDir);
+  const replays = cluster?.replays ?? new ReplayCache(config.dataDir);
   const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue);
 
   let store: StoreHandle | null = null;
@@ -76,13 +78,13 @@ export async function startServer(config: Config): Promise<Server> {
   const recentAgeMs = config.recentDays * 86_400_000;
   const recent = openRecent(config.dataDir, { count: config.recentCount, maxAgeMs: recentAgeMs, optOut: new Set(config.recentOptOut) });
   const recentSweep = setInterval(() => recent.sweep(), Math.max(1000, Math.min(60_000, recentAgeMs / 4 || 60_000))).unref();
-  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics, recent };
+  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics, recent, cluster: cluster?.servers };
   const adminDeps = { apps, outbox, token: config.adminToken };
   const json = (ex: Exchange, r: Reply) => ex.send(r);
 
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
-    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining })))
+    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining, state: cluster?.health() })))
     // Contract §6: its labels name apps, so on this port only with the admin token.
     .add('GET', '/metrics', (ex) => {
       checkBearer(ex, config.adminToken);
@@ -90,10 +92,10 @@ export async function startServer(config: Config): Promise<Server> {
     })
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
   const geofences = openGeofenceService(config.dataDir);
-  for (const [method, pattern, h] of geofenceRoutes(geofences)) {
+  for (const [method, pattern, h] of geofenceRoutes({ store: cluster?.geofences ?? geofences.store })) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, metrics, recent });
+  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, metrics, recent, cluster: cluster?.privacy });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
@@ -172,7 +174,7 @@ export async function startServer(config: Config): Promise<Server> {
       await geofences.close();
       await delivery.close();
       await outbox.close();
-      await apps.close();
+      await (cluster ?? apps).close();
       log.info('stopped', { inflight });
     },
   };

@@ -24,6 +24,8 @@ export interface DetectDeps {
   metrics: Metrics;
   /** Recent detections for the explorer (recent/), when kept. */
   recent?: RecentDetections;
+  /** Cluster mode: the NATS servers every worker connects to. */
+  cluster?: readonly string[];
 }
 
 const utf8 = new TextEncoder();
@@ -42,6 +44,7 @@ export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppReco
     app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
     store,
     dataDir: deps.dataDir,
+    cluster: deps.cluster,
     now,
     requestId: ex.requestId,
   });

@@ -8,14 +8,19 @@ import type { DeliveryState } from '../delivery/service.js';
 import type { StoreHandle } from '../venues/store.js';
 import type { Reply } from '../http/reply.js';
 
-export interface ReadinessParts { store: StoreHandle | null; delivery: DeliveryState; draining: boolean }
+export interface ReadinessParts {
+  store: StoreHandle | null; delivery: DeliveryState; draining: boolean;
+  /** Cluster mode: whether the cluster's state answers (absent in the embedded mode). */
+  state?: 'up' | 'down';
+}
 
-export function readiness({ store, delivery, draining }: ReadinessParts): Reply {
-  const checks = { venue_store: store ? 'open' : 'loading', delivery, server: draining ? 'draining' : 'serving' };
+export function readiness({ store, delivery, draining, state }: ReadinessParts): Reply {
+  const checks = { venue_store: store ? 'open' : 'loading', delivery, server: draining ? 'draining' : 'serving', ...(state ? { state } : {}) };
   const waiting = [
     !store && 'the venue store is still loading',
     delivery !== 'running' && `the delivery worker is ${delivery} (the delivery queues are not running)`,
     draining && 'the server is shutting down',
+    state === 'down' && 'the state cluster (NATS) cannot be reached',
   ].filter(Boolean);
   if (store && waiting.length === 0) return { status: 200, body: { status: 'ready', venues: store.count, store: store.id, checks } };
   const error = new DwellError('unavailable', `not ready: ${waiting.join('; ')}`).toJSON();

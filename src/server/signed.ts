@@ -15,9 +15,9 @@ import { stringToSign } from '../signing.js';
 import { emptyBody, readBody, type RawBody } from '../http/body.js';
 import type { Exchange, Reply } from '../http/reply.js';
 import type { RateLimiter } from './rate-limit.js';
-import type { ReplayCache } from './replay-cache.js';
+import type { Replays } from './replays.js';
 
-export interface SignedDeps { apps: AppRegistry; replays: ReplayCache; limiter: RateLimiter }
+export interface SignedDeps { apps: AppRegistry; replays: Replays; limiter: RateLimiter }
 
 export type SignedHandler = (ex: Exchange, app: AppRecord, body: RawBody) => Promise<Reply>;
 
@@ -27,16 +27,39 @@ export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Excha
   let bodyPromise: Promise<RawBody>;
   // Reads change nothing: the same GET twice is answered twice (contract §1).
   const read = ex.method === 'GET' || ex.method === 'HEAD';
+  const headers = { appKey: ex.header('x-app-key'), timestamp: ex.header('x-timestamp'), signature: ex.header('x-signature') };
   try {
-    const headers = { appKey: ex.header('x-app-key'), timestamp: ex.header('x-timestamp'), signature: ex.header('x-signature') };
     app = checkHeaders(headers, deps.apps);
     before?.(ex);
     bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex);
   } catch (err) {
+    // Cluster mode: an app created on another node may not have reached this one's watch yet.
+    if (deps.apps.clustered && (err as { code?: string }).code === 'unknown_app') return late(ex, deps, before, handler, read);
     // Refused before the body was read: answered now, the rest of the body discarded.
     ex.fail(err);
     return;
   }
+  run(ex, deps, handler, read, app, bodyPromise);
+}
+
+/** The app is unknown here: the body is read (its reader must be attached now) while the cluster is asked. */
+function late(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler, read: boolean): void {
+  let bodyPromise: Promise<RawBody>;
+  try {
+    bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex);
+  } catch (err) {
+    ex.fail(err);
+    return;
+  }
+  bodyPromise.catch(() => undefined);
+  deps.apps.fetch(ex.header('x-app-key')).then(() => {
+    const app = checkHeaders({ appKey: ex.header('x-app-key'), timestamp: ex.header('x-timestamp'), signature: ex.header('x-signature') }, deps.apps);
+    before?.(ex);
+    run(ex, deps, handler, read, app, bodyPromise);
+  }).catch((err) => ex.fail(err));
+}
+
+function run(ex: Exchange, deps: SignedDeps, handler: SignedHandler, read: boolean, app: AppRecord, bodyPromise: Promise<RawBody>): void {
   bodyPromise
     .then(async (body) => {
       const signature = ex.header('x-signature');

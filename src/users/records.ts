@@ -23,6 +23,8 @@ export interface UserRecord {
   s?: StreamState;
   /** End of the time slot of the latest write, ms: its key in the retention index (privacy/touch.ts). */
   d?: number;
+  /** Cluster mode: geofence presence (fence ids inside, ms of the last change), kept in the record so one write per request covers both. */
+  g?: { inside: string[]; last: number };
 }
 
 const MAX_PLACES = 256;

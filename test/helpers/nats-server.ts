@@ -24,6 +24,8 @@ export interface NatsCluster {
   /** `nats://a,nats://b,…`: what DWELL_STATE takes. */
   urls: string;
   stop(): Promise<void>;
+  /** Lets the test process exit while the servers run (they are killed when it exits). */
+  detach(): void;
 }
 
 export async function freePort(): Promise<number> {
@@ -51,16 +53,18 @@ export async function startNatsCluster(size = 1): Promise<NatsCluster> {
     await Promise.all(nodes.map((n) => n.stop('SIGTERM')));
   };
   process.once('exit', () => { for (const n of nodes) (n as unknown as { kill(): void }).kill(); });
-  return { nodes, urls: nodes.map((n) => n.url).join(','), stop };
+  const detach = () => { for (const n of nodes) n.detach(); };
+  return { nodes, urls: nodes.map((n) => n.url).join(','), stop, detach };
 }
 
-function natsNode(i: number, port: number, clusterArgs: string[]): NatsNode & { kill(): void } {
+function natsNode(i: number, port: number, clusterArgs: string[]): NatsNode & { kill(): void; detach(): void } {
   const storeDir = tempDir('dwell-nats-');
   let proc: ChildProcess | null = null;
   const args = ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port), '-n', `n${i}`, ...clusterArgs];
   return {
     url: `nats://127.0.0.1:${port}`,
     kill: () => { proc?.kill('SIGKILL'); },
+    detach: () => { proc?.unref(); (proc?.stderr as unknown as { unref?(): void } | null)?.unref?.(); },
     start() {
       return new Promise<void>((resolve, reject) => {
         const p = spawn(NATS_SERVER, args, { stdio: ['ignore', 'ignore', 'pipe'] });

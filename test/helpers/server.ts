@@ -29,8 +29,16 @@ export function tempDir(prefix = 'dwell-test-'): string {
   return dir;
 }
 
-/** `args` follow `dwell serve` on its command line. */
+/**
+ * `args` follow `dwell serve` on its command line. With DWELL_TEST_CLUSTER=1 (npm run
+ * test:cluster) and no DWELL_STATE of the test's own: two nodes on NATS behind a round-robin
+ * proxy (cluster.ts), answering as one.
+ */
 export async function startDwell(env: Record<string, string> = {}, opts: { ready?: boolean; args?: string[] } = {}): Promise<Running> {
+  if (process.env.DWELL_TEST_CLUSTER === '1' && env.DWELL_STATE === undefined) {
+    const { startPair } = await import('./cluster.js');
+    return startPair(env, opts);
+  }
   const dataDir = env.DWELL_DATA_DIR ?? tempDir();
   const proc = spawn(process.execPath, [CLI, 'serve', ...(opts.args ?? [])], {
     env: {
@@ -48,7 +56,7 @@ export async function startDwell(env: Record<string, string> = {}, opts: { ready
   const logs: string[] = [];
   let buffered = '';
   const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 20_000);
+    const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 60_000);
     proc.stderr!.on('data', (chunk: Buffer) => {
       buffered += chunk.toString();
       let nl: number;

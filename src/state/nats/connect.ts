@@ -54,7 +54,8 @@ export async function connectNats(servers: readonly string[], opts: ConnectOptio
 export function unavailable(err: unknown): unknown {
   const e = err as { code?: string; name?: string; message?: string };
   const text = `${e?.name ?? ''} ${e?.code ?? ''} ${e?.message ?? ''}`.toLowerCase();
-  if (/timeout|disconnect|closed|no responders|503|connection|jetstream not enabled/.test(text)) {
+  // `jetstream is not enabled` is also what a stream answers while it elects a new leader (one server lost).
+  if (/timeout|disconnect|closed|no responders|503|connection|jetstream (is )?not enabled|jetstreamnotenabled/.test(text)) {
     return new DwellError('unavailable', 'the state cluster cannot be reached; try again shortly', undefined, 2);
   }
   return err;

@@ -1,0 +1,90 @@
+/**
+ * Geofence records in the KV bucket `dwell-fences`, key `<app>.<id>` (ids are `gf_` and hex).
+ * Reads of one fence and lists go to the cluster, so a fence written on one node is read on every
+ * other at once; detection reads fences from each thread's in-memory index instead, which follows
+ * the bucket's watch (state/nats/fence-mirror.ts). Expiry is decided at read time, as in LMDB.
+ */
+import type { KV } from '@nats-io/kv';
+import type { StoredGeofence } from '../../schemas/geofence.js';
+import type { Change, FencesState } from '../types.js';
+import { decode, encode, follow, guard, isConflict, keysOf } from './kv.js';
+
+const MAX_ROUNDS = 64;
+const live = (rec: StoredGeofence | undefined, now: number) =>
+  rec && (rec.expires_at === null || Date.parse(rec.expires_at) > now) ? rec : undefined;
+
+export function natsFences(kv: KV, now: () => number = Date.now): FencesState {
+  const key = (app: string, id: string) => `${app}.${id}`;
+  const get = async (app: string, id: string) => decode<StoredGeofence>(await guard(kv.get(key(app, id))));
+  const scan = async (app: string) => {
+    const out: StoredGeofence[] = [];
+    for (const k of (await keysOf(kv, `${app}.*`)).sort()) {
+      const rec = decode<StoredGeofence>(await guard(kv.get(k)));
+      if (rec) out.push(rec);
+    }
+    return out;
+  };
+  return {
+    get: async (app, id) => live(await get(app, id), now()),
+    async list(app, q) {
+      const t = now();
+      const ids = (await keysOf(kv, `${app}.*`)).map((k) => k.slice(app.length + 1)).filter((id) => id > (q.after ?? '')).sort();
+      const items: StoredGeofence[] = [];
+      for (const id of ids) {
+        const rec = live(await get(app, id), t);
+        if (!rec || (q.tag !== undefined && rec.tag !== q.tag)) continue;
+        if (items.length === q.limit) return { items, next: items[items.length - 1].id };
+        items.push(rec);
+      }
+      return { items, next: null };
+    },
+    async put(rec) { await guard(kv.put(key(rec.app_key, rec.id), encode(rec))); },
+    async update(app, id, fn) {
+      for (let round = 0; round < MAX_ROUNDS; round++) {
+        const e = await guard(kv.get(key(app, id)));
+        const old = live(decode<StoredGeofence>(e), now());
+        const next = old && fn(old);
+        if (!next) return undefined;
+        try {
+          await guard(kv.update(key(app, id), encode(next), e!.revision));
+          return next;
+        } catch (err) {
+          if (!isConflict(err)) throw err;
+        }
+      }
+      return undefined;
+    },
+    async remove(app, id) {
+      const e = await guard(kv.get(key(app, id)));
+      if (!live(decode<StoredGeofence>(e), now())) return false;
+      try {
+        await guard(kv.delete(key(app, id), { previousSeq: e!.revision }));
+        return true;
+      } catch (err) {
+        if (isConflict(err)) return false;
+        throw err;
+      }
+    },
+    scan,
+    watch(fn: Change<StoredGeofence>) {
+      return follow(kv, (e) => fn(e.key, decode<StoredGeofence>(e)));
+    },
+  };
+}
+
+/** Purges fences whose time is up (run by the cluster's sweep leader only). Answers how many. */
+export async function purgeExpiredFences(kv: KV, now = Date.now()): Promise<number> {
+  let n = 0;
+  for (const k of await keysOf(kv)) {
+    const e = await guard(kv.get(k));
+    const rec = decode<StoredGeofence>(e);
+    if (!rec || rec.expires_at === null || Date.parse(rec.expires_at) > now) continue;
+    try {
+      await guard(kv.delete(k, { previousSeq: e!.revision }));
+      n++;
+    } catch (err) {
+      if (!isConflict(err)) throw err;
+    }
+  }
+  return n;
+}

@@ -1,0 +1,84 @@
+/**
+ * What every JetStream KV bucket of Dwell shares: opening (creating on first use) with the
+ * cluster's replica count, JSON values, keys that NATS accepts, conflicts told apart from outages,
+ * and a watch that outlives a NATS outage.
+ */
+import type { KV, KvEntry, KvOptions } from '@nats-io/kv';
+import { JetStreamApiError } from '@nats-io/jetstream';
+import { log } from '../../log.js';
+import { unavailable, type NatsState } from './connect.js';
+
+export async function bucket(ns: NatsState, name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
+  return guard(ns.kvm.create(name, { history: 1, replicas: ns.replicas, timeout: 2_000, ...opts }));
+}
+
+const utf8 = new TextEncoder();
+const text = new TextDecoder();
+export const encode = (v: unknown): Uint8Array => utf8.encode(JSON.stringify(v));
+/** The stored value, or undefined when the entry is absent, deleted or purged. */
+export const decode = <T>(e: KvEntry | null): T | undefined => (e && e.operation === 'PUT' && e.length > 0 ? JSON.parse(text.decode(e.value)) as T : undefined);
+
+/**
+ * A free-form part of a key (a user id, a BSSID, a table name) as one NATS token: base64url
+ * after a letter, so it is never empty and never holds a dot or a wildcard.
+ */
+export const token = (s: string): string => 't' + Buffer.from(s, 'utf8').toString('base64url');
+export const untoken = (t: string): string => Buffer.from(t.slice(1), 'base64url').toString('utf8');
+
+/** The write lost a race (another writer changed the key since it was read): run the step again. */
+export function isConflict(err: unknown): boolean {
+  if (err instanceof JetStreamApiError) return err.code === 10071 || /wrong last sequence/i.test(err.message);
+  return /wrong last sequence|key exists/i.test(String((err as Error)?.message ?? err));
+}
+
+/** Awaits a cluster call; an outage becomes DwellError `unavailable` (503 with Retry-After). */
+export async function guard<T>(p: Promise<T>): Promise<T> {
+  try {
+    return await p;
+  } catch (err) {
+    if (isConflict(err)) throw err;
+    throw unavailable(err);
+  }
+}
+
+/** Every key of the bucket under `filter` (a NATS subject filter such as `app.>`). */
+export async function keysOf(kv: KV, filter = '>'): Promise<string[]> {
+  const out: string[] = [];
+  for await (const k of await guard(kv.keys(filter))) out.push(k);
+  return out;
+}
+
+/**
+ * Follows every key of `kv` (its latest value first, then each change) until stopped; watches
+ * again after an outage, from the latest values, so a follower never stays behind. `ready`
+ * resolves once the values stored when the watch began have been seen.
+ */
+export function follow(kv: KV, onEntry: (e: KvEntry) => void): { ready: Promise<void>; stop(): void } {
+  let stopped = false;
+  let stopCurrent: (() => void) | null = null;
+  let markReady!: () => void;
+  const ready = new Promise<void>((r) => { markReady = r; });
+  const run = async () => {
+    while (!stopped) {
+      try {
+        const st = await kv.status();
+        const w = await kv.watch();
+        stopCurrent = () => w.stop();
+        if (st.values === 0) markReady();
+        // Nothing arrives while a bucket holds nothing but expired markers: ready after a moment anyway.
+        const fallback = setTimeout(markReady, 2_000);
+        fallback.unref?.();
+        for await (const e of w) {
+          onEntry(e);
+          if (!e.delta) markReady();
+        }
+        clearTimeout(fallback);
+      } catch (err) {
+        if (!stopped) log.warn('state watch interrupted; watching again', { bucket: kv.constructor.name, error: String((err as Error)?.message ?? err) });
+      }
+      if (!stopped) await new Promise((r) => setTimeout(r, 500));
+    }
+  };
+  void run();
+  return { ready, stop: () => { stopped = true; stopCurrent?.(); } };
+}

@@ -1,0 +1,136 @@
+/**
+ * The state interface's contract (src/state/types.ts), one suite for both implementations:
+ * `open` gives two nodes' views of one state (two connections to one NATS cluster; for the
+ * embedded store, two handles in the one process that owns the data directory).
+ */
+import { test, after } from 'node:test';
+import assert from 'node:assert/strict';
+import type { AppsState, FencesState, LearnedState, LeaseState, UsersState } from '../../src/state/types.js';
+import type { Replays } from '../../src/server/replays.js';
+import type { AppRecord } from '../../src/schemas/app.js';
+import type { StoredGeofence } from '../../src/schemas/geofence.js';
+import { until } from '../helpers/until.js';
+
+export interface Node { apps: AppsState; users: UsersState; learned: LearnedState; fences: FencesState; replays: Replays; lease: LeaseState }
+export interface Pair { kind: 'lmdb' | 'nats'; a: Node; b: Node; close(): Promise<void> }
+
+const app = (key: string): AppRecord => ({
+  app_key: key, name: 'n', delivery: { method: 'sync' }, confirm_dwell_s: 300,
+  secrets: [{ value: 's', expires_at: null }], created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z',
+} as AppRecord);
+
+const fence = (appKey: string, id: string, tag: string | null = 'shop', expiresAt: string | null = null): StoredGeofence => ({
+  id, app_key: appKey, tag, location: { lat: 43.7, long: 7.4, radius: 100 }, ttl: 0, push_text: null,
+  created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z', expires_at: expiresAt,
+} as StoredGeofence);
+
+export function stateContract(open: () => Promise<Pair>): void {
+  let p: Pair;
+  const ready = open().then((x) => (p = x));
+  after(() => p?.close());
+
+  test('apps: written on one node, read and watched on the other; removal too', async () => {
+    await ready;
+    const seen = new Map<string, AppRecord | undefined>();
+    const w = p.b.apps.watch((k, v) => seen.set(k, v));
+    await w.ready;
+    await p.a.apps.put(app('ak_one'));
+    assert.equal((await p.b.apps.get('ak_one'))?.name, 'n');
+    assert.ok((await p.b.apps.all()).some((x) => x.app_key === 'ak_one'));
+    await until('the watch to see the new app', () => seen.get('ak_one')?.app_key === 'ak_one');
+    assert.equal(await p.b.apps.remove('ak_one'), true);
+    assert.equal(await p.a.apps.remove('ak_one'), false, 'already gone');
+    await until('the watch to see the removal', () => seen.has('ak_one') && seen.get('ak_one') === undefined);
+    w.stop();
+  });
+
+  test('users: concurrent read-modify-writes from two nodes lose no update', async () => {
+    await ready;
+    const bump = (n: Node) => n.users.modify('ak_u', 'alice', (rec) => {
+      rec.r.push('x');
+      return { record: rec, result: rec.r.length };
+    });
+    await Promise.all(Array.from({ length: 20 }, (_, i) => bump(i % 2 ? p.a : p.b)));
+    assert.equal((await p.a.users.read('ak_u', 'alice'))?.r.length, 20);
+    assert.deepEqual(await p.b.users.users('ak_u'), ['alice']);
+    assert.equal(await p.b.users.modify('ak_u', 'alice', () => ({ record: null, result: 'gone' })), 'gone');
+    assert.equal(await p.a.users.read('ak_u', 'alice'), undefined);
+    assert.equal(await p.a.users.remove('ak_u', 'alice'), false);
+  });
+
+  test('users: a user id is any string, scoped by app', async () => {
+    await ready;
+    const id = 'Ünïcode user/with.dots and * > spaces';
+    await p.a.users.modify('ak_s1', id, (rec) => ({ record: { ...rec, r: ['a'] }, result: 0 }));
+    assert.deepEqual((await p.b.users.read('ak_s1', id))?.r, ['a']);
+    assert.equal(await p.b.users.read('ak_s2', id), undefined);
+    assert.deepEqual(await p.b.users.users('ak_s1'), [id]);
+    assert.equal(await p.b.users.remove('ak_s1', id), true);
+  });
+
+  test('users: the retention sweep removes records last written before the cutoff, and only those', async () => {
+    await ready;
+    await p.a.users.modify('ak_r', 'old', (rec) => ({ record: rec, result: 0 }));
+    const cutoff = Date.now() + 86_400_000 * 2; // after every write so far (embedded records carry a slot's end)
+    assert.ok((await p.b.users.sweep(cutoff)) >= 1);
+    assert.equal(await p.a.users.read('ak_r', 'old'), undefined);
+    await p.a.users.modify('ak_r', 'new', (rec) => ({ record: rec, result: 0 }));
+    await p.b.users.sweep(0);
+    assert.ok(await p.a.users.read('ak_r', 'new'));
+  });
+
+  test('learned: merges from two nodes add up, and every node reads the sum', async () => {
+    await ready;
+    const key = ['kp', 'ak_l', ''] as const;
+    p.b.learned.peek(key);
+    await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? p.a : p.b).learned.merge<number[]>(key, (old) => [(old?.[0] ?? 0) + 1])));
+    await until('both nodes to read the summed priors', () => p.b.learned.peek<number[]>(key)?.[0] === 10 && p.a.learned.peek<number[]>(key)?.[0] === 10);
+    await p.a.learned.merge<number[]>(['apx', 'ak_l', 'aa:bb:cc:dd:ee:ff'], () => [1, 2, 3, 1]);
+    assert.equal(await p.b.learned.dropApp('ak_l'), 2);
+    await until('the drop to reach the other node', () => p.a.learned.peek(key) === undefined);
+  });
+
+  test('fences: one node writes, the other reads, lists, watches; expiry is decided at read time', async () => {
+    await ready;
+    const seen = new Map<string, StoredGeofence | undefined>();
+    const w = p.b.fences.watch((k, v) => seen.set(k, v));
+    await w.ready;
+    await p.a.fences.put(fence('ak_f', 'gf_000000000000000000000001'));
+    await p.a.fences.put(fence('ak_f', 'gf_000000000000000000000002', 'cafe'));
+    await p.a.fences.put(fence('ak_f', 'gf_000000000000000000000003', 'shop', new Date(Date.now() - 1000).toISOString()));
+    assert.equal((await p.b.fences.get('ak_f', 'gf_000000000000000000000001'))?.tag, 'shop');
+    assert.equal(await p.b.fences.get('ak_f', 'gf_000000000000000000000003'), undefined, 'expired');
+    assert.equal(await p.b.fences.get('ak_other', 'gf_000000000000000000000001'), undefined, 'another app');
+    const all = await p.b.fences.list('ak_f', { limit: 1 });
+    assert.deepEqual([all.items.map((f) => f.id), all.next], [['gf_000000000000000000000001'], 'gf_000000000000000000000001']);
+    const rest = await p.b.fences.list('ak_f', { limit: 5, after: all.next! });
+    assert.deepEqual(rest.items.map((f) => f.id), ['gf_000000000000000000000002']);
+    assert.deepEqual((await p.b.fences.list('ak_f', { limit: 5, tag: 'cafe' })).items.map((f) => f.id), ['gf_000000000000000000000002']);
+    const up = await p.b.fences.update('ak_f', 'gf_000000000000000000000001', (f) => ({ ...f, tag: 'bar' }));
+    assert.equal(up?.tag, 'bar');
+    assert.equal((await p.a.fences.get('ak_f', 'gf_000000000000000000000001'))?.tag, 'bar');
+    await until('the watch to see the update', () => seen.get('ak_f.gf_000000000000000000000001')?.tag === 'bar');
+    assert.equal(await p.a.fences.remove('ak_f', 'gf_000000000000000000000002'), true);
+    assert.equal(await p.b.fences.remove('ak_f', 'gf_000000000000000000000002'), false);
+    await until('the watch to see the removal', () => seen.has('ak_f.gf_000000000000000000000002') && seen.get('ak_f.gf_000000000000000000000002') === undefined);
+    w.stop();
+  });
+
+  test('replay: a signature accepted once is refused after, on every node', async () => {
+    await ready;
+    const ts = Math.floor(Date.now() / 1000);
+    const accept = async (n: Node, sig: string) => { n.replays.check('ak_p', sig); await n.replays.record('ak_p', sig, ts); };
+    const sig = 'ab'.repeat(32);
+    await accept(p.a, sig);
+    await assert.rejects(accept(p.a, sig), { code: 'replayed_request' });
+    if (p.kind === 'nats') await assert.rejects(accept(p.b, sig), { code: 'replayed_request' }, 'on the other node');
+    await accept(p.b, 'cd'.repeat(32));
+  });
+
+  test('lease: one holder at a time, renewed by asking again', async () => {
+    await ready;
+    assert.equal(await p.a.lease.hold('sweep'), true);
+    assert.equal(await p.a.lease.hold('sweep'), true, 'renewed');
+    if (p.kind === 'nats') assert.equal(await p.b.lease.hold('sweep'), false, 'held by the other node');
+  });
+}
