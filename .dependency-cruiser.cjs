@@ -3,7 +3,7 @@
  * state and core, never back, and never in a circle. `npm run lint:deps` checks it in CI.
  *
  *   shell     src/server/, src/pipeline/, workers/, src/cli*.ts, src/docs/, src/index.ts
- *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/
+ *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/beacons/
  *   state     src/users/, src/learned/, src/state/
  *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/signing.ts,
  *             src/config.ts, src/data-dir-lock.ts
@@ -17,7 +17,7 @@
  * every feature kept for them (contract §7); so no feature may import privacy/.
  */
 const SHELL = '^(src/(server|pipeline|docs)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
-const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy)/';
+const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|beacons)/';
 const STATE = '^src/(users|learned|state)/';
 const CORE = '^src/((schemas|http|net|geo|time)/|(errors|log|config|data-dir-lock|signing)\\.ts$)';
 
@@ -55,14 +55,14 @@ module.exports = {
       name: 'features-only-import-venues-and-apps-sideways',
       severity: 'error',
       comment: 'venues/ and apps/ are reference data every feature reads; other features stay apart.',
-      from: { path: '^src/(detect|geofences|delivery|venues|apps)/' },
-      to: { path: '^src/(detect|geofences|delivery)/', pathNot: '^src/$1/' },
+      from: { path: '^src/(detect|geofences|delivery|venues|apps|beacons)/' },
+      to: { path: '^src/(detect|geofences|delivery|beacons)/', pathNot: '^src/$1/' },
     },
     {
       name: 'no-feature-imports-privacy',
       severity: 'error',
       comment: 'privacy/ imports the other features\' stores to erase across them, so none of them imports it.',
-      from: { path: '^src/(detect|geofences|delivery|venues|apps)/' },
+      from: { path: '^src/(detect|geofences|delivery|venues|apps|beacons)/' },
       to: { path: '^src/privacy/' },
     },
     {

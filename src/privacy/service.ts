@@ -3,15 +3,17 @@ import type { Config } from '../config.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { GeofenceStore } from '../geofences/store.js';
+import type { BeaconStore } from '../beacons/store.js';
 import type { Metrics } from '../http/metrics.js';
 import { openPrivacyStores } from './stores.js';
 import { RetentionSweeper } from './retention.js';
 import { privacyAdminRoutes, privacyRoutes } from './routes.js';
 import { DAY_MS, slotFor } from '../users/touch.js';
 
-export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; metrics: Metrics }) {
+export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; beacons?: BeaconStore; metrics: Metrics }) {
   const userRetentionMs = config.userRetentionDays * DAY_MS;
   const stores = openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs));
+  stores.beacons = deps.beacons;
   const sweeper = new RetentionSweeper(stores, {
     userRetentionMs, deadRetentionMs: config.deadRetentionDays * DAY_MS, metrics: deps.metrics,
     // A sweep at least every second, more often when retention is that short (tests, trials).

@@ -14,6 +14,7 @@ import type { Outbox } from '../delivery/outbox.js';
 import type { Presence } from '../geofences/events.js';
 import { presenceDb } from '../geofences/presence.js';
 import type { GeofenceStore } from '../geofences/store.js';
+import type { BeaconStore } from '../beacons/store.js';
 import { SLOT_KEY } from '../users/touch.js';
 
 export interface PrivacyStores {
@@ -21,6 +22,8 @@ export interface PrivacyStores {
   presence: Database<Presence, [string, string]>;
   geofences: GeofenceStore;
   outbox: Outbox;
+  /** The beacon registry (beacons/store.ts), when the server runs one. */
+  beacons?: BeaconStore;
 }
 
 /** Opens the users environment and records the touch slot width the workers will use. */

@@ -23,6 +23,7 @@ import { checkMediaType } from '../http/json-body.js';
 import { adminRoutes, handleAdmin, type AdminHandler } from './admin.js';
 import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
+import { openBeaconService } from '../beacons/service.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
 
@@ -80,7 +81,11 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes(geofences)) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, metrics });
+  const beacons = openBeaconService(config.dataDir, () => store);
+  for (const [method, pattern, h, limit] of beacons.routes) {
+    router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw), limit));
+  }
+  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, beacons: beacons.store, metrics });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
@@ -140,6 +145,7 @@ export async function startServer(config: Config): Promise<Server> {
       await pool.close();
       await privacy.close();
       await geofences.close();
+      await beacons.close();
       await delivery.close();
       await outbox.close();
       await apps.close();

@@ -12,7 +12,7 @@ import type { AppRegistry } from '../apps/registry.js';
 import type { AppRecord } from '../schemas/app.js';
 import { checkHeaders, checkSignature } from './auth.js';
 import { stringToSign } from '../signing.js';
-import { emptyBody, readBody, type RawBody } from '../http/body.js';
+import { emptyBody, MAX_SENT_BYTES, readBody, type RawBody } from '../http/body.js';
 import type { Exchange, Reply } from '../http/reply.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { ReplayCache } from './replay-cache.js';
@@ -21,8 +21,11 @@ export interface SignedDeps { apps: AppRegistry; replays: ReplayCache; limiter: 
 
 export type SignedHandler = (ex: Exchange, app: AppRecord, body: RawBody) => Promise<Reply>;
 
-/** Must be called synchronously from the uWS handler: the body's reader is attached here. */
-export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler): void {
+/**
+ * Must be called synchronously from the uWS handler: the body's reader is attached here.
+ * `limit`: the body as sent, bytes (a bulk import takes more than a detection's 1 MiB).
+ */
+export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler, limit = MAX_SENT_BYTES): void {
   let app: AppRecord;
   let bodyPromise: Promise<RawBody>;
   // Reads change nothing: the same GET twice is answered twice (contract §1).
@@ -31,7 +34,7 @@ export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Excha
     const headers = { appKey: ex.header('x-app-key'), timestamp: ex.header('x-timestamp'), signature: ex.header('x-signature') };
     app = checkHeaders(headers, deps.apps);
     before?.(ex);
-    bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex);
+    bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex, limit);
   } catch (err) {
     // Refused before the body was read: answered now, the rest of the body discarded.
     ex.fail(err);
