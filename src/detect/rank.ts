@@ -15,6 +15,7 @@ import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 import { learnedRadius, type SparseSync } from './evidence/footprint.js';
 import { countedBonus } from './evidence/counted-prior.js';
 import { typeRefinement } from './evidence/type-priors.js';
+import { beaconScores, type StayBeacons } from './evidence/beacons.js';
 import type { ModelParams, Weights } from './params.js';
 
 export interface RankInput {
@@ -34,6 +35,8 @@ export interface RankInput {
   history: readonly number[] | undefined;
   /** Labels of those stays (records.ts `t`). */
   labels?: ReadonlyArray<string | number>;
+  /** Registered beacons heard, when the device ranged beacons and the app registered some (evidence/beacons.ts). */
+  beacons?: StayBeacons;
 }
 
 export interface RankedVenue { venue: Venue; distance: number; probability: number }
@@ -57,6 +60,7 @@ const stays = new Float64Array(3 * 128);
 const labelScore = new Float64Array(MAX_CANDIDATES);
 const stayIdx = new Int32Array(128);
 const kindScore = new Float64Array(KIND_COUNT);
+const beaconScore = new Float64Array(MAX_CANDIDATES);
 
 /**
  * The footprint the GPS likelihood uses: the store's radius, capped. Stores give generous
@@ -87,6 +91,8 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
   // 15 kinds against 32 candidates: what the stay says of a kind is worked out once per kind.
   kindScore.fill(NaN);
   const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
+  const B = p.beacons;
+  const beaconed = q.beacons && B.on && B.weight ? beaconScores(q.beacons, cands, n, B, beaconScore) : false;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
@@ -104,6 +110,7 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; if (a) s += W.pooledAp * pooledLog(a, poolBest[j], v.id); }
     if (nStays && W.history) s += W.history * historyLog(stays, nStays, v.lat, v.lon, radius);
     if (labelled) s += W.labels * labelScore[i];
+    if (beaconed) s += B.weight * beaconScore[i];
     score[i] = s;
     if (s > max) max = s;
   }
