@@ -3,7 +3,7 @@
  * state and core, never back, and never in a circle. `npm run lint:deps` checks it in CI.
  *
  *   shell     src/server/, src/pipeline/, src/ui/ (the explorer), workers/, src/cli*.ts, src/docs/, src/index.ts
- *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/
+ *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/, src/beacons/
  *   state     src/users/, src/learned/, src/state/
  *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/log-*.ts, src/signing.ts,
  *             src/config.ts, src/data-dir-lock.ts, src/client/
@@ -20,7 +20,7 @@
  * imports only the signing and the schemas' types, never the service's state, logs or config.
  */
 const SHELL = '^(src/(server|pipeline|docs|ui)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
-const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|recent)/';
+const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|recent|beacons)/';
 const STATE = '^src/(users|learned|state)/';
 const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|log-[a-z-]+|config|data-dir-lock|signing)\\.ts$)';
 
@@ -58,14 +58,14 @@ module.exports = {
       name: 'features-only-import-venues-and-apps-sideways',
       severity: 'error',
       comment: 'venues/ and apps/ are reference data every feature reads; other features stay apart.',
-      from: { path: '^src/(detect|geofences|delivery|venues|apps|recent)/' },
-      to: { path: '^src/(detect|geofences|delivery|recent)/', pathNot: '^src/$1/' },
+      from: { path: '^src/(detect|geofences|delivery|venues|apps|recent|beacons)/' },
+      to: { path: '^src/(detect|geofences|delivery|recent|beacons)/', pathNot: '^src/$1/' },
     },
     {
       name: 'no-feature-imports-privacy',
       severity: 'error',
       comment: 'privacy/ imports the other features\' stores to erase across them, so none of them imports it.',
-      from: { path: '^src/(detect|geofences|delivery|venues|apps|recent)/' },
+      from: { path: '^src/(detect|geofences|delivery|venues|apps|recent|beacons)/' },
       to: { path: '^src/privacy/' },
     },
     {

@@ -5,7 +5,10 @@
  *   node dist/bench/accuracy-offline.js --venues V.jsonl.gz --requests DIR [--results FILE]
  *        [--ablate popularity,history,wifiPos,silence,radiusCap,counted,legs,…] [--set temperature=1.2,none=-3]
  *        [--pos minStays=3] [--learned priorVisits=40] [--footprint priorStays=10] [--type priorStays=20,hour=0.6] [--counted priorStays=20]
- *        [--leg windowS=300] [--memory 1] [--aps APS.jsonl]
+ *        [--leg windowS=300] [--beacon sigmaDb=8,missCap=4] [--memory 1] [--aps APS.jsonl]
+ *
+ * A set made with vdsim --beacons has DIR/beacons.jsonl, the app's registry: it is used as the
+ * service would hold it after an import (`--ablate beacons` ignores the scans).
  *
  * Venues go through the real importer into a real store (as `dwell import --format jsonl`), so
  * what is measured is what ships; `--memory 1` uses the in-memory test store instead.
@@ -24,6 +27,7 @@ import { runImport } from '../src/venues/import/build.js';
 import { loadStore, openStore } from '../src/venues/store.js';
 import type { VenueStore } from '../src/detect/venue.js';
 import { DEFAULT_PARAMS, withParams, type ParamOverrides } from '../src/detect/params.js';
+import { viewOf } from '../src/beacons/lookup.js';
 import type { StructuredRequest, UnstructuredRequest } from '../src/schemas/detect-request.js';
 import { VDSIM } from './lib/vdsim.js';
 
@@ -49,14 +53,14 @@ function paramsFromFlags() {
   const set = (group: string, k: string, v: number) => { (o[group] ??= {})[k] = v; };
   const ABLATE: Record<string, [string, string, number]> = {
     wifiPos: ['wifiPos', 'on', 0], silence: ['silence', 'minMs', Infinity], footprint: ['footprint', 'on', 0],
-    typePriors: ['typePriors', 'on', 0], counted: ['counted', 'on', 0], legs: ['leg', 'on', 0], radiusCap: ['weights', 'maxRadius', Infinity],
+    typePriors: ['typePriors', 'on', 0], counted: ['counted', 'on', 0], beacons: ['beacons', 'on', 0], legs: ['leg', 'on', 0], radiusCap: ['weights', 'maxRadius', Infinity],
   };
   for (const f of (opts.ablate ?? '').split(',').filter(Boolean)) {
     if (ABLATE[f]) { set(...ABLATE[f]); continue; }
     if (!(f in DEFAULT_PARAMS.weights)) throw new Error(`unknown factor ${f}`);
     set('weights', f, 0);
   }
-  const FLAGS: Array<[string, string]> = [['learned', 'learned'], ['footprint', 'footprint'], ['type', 'typePriors'], ['counted', 'counted'], ['pos', 'wifiPos'], ['leg', 'leg'], ['set', 'weights']];
+  const FLAGS: Array<[string, string]> = [['learned', 'learned'], ['footprint', 'footprint'], ['type', 'typePriors'], ['counted', 'counted'], ['pos', 'wifiPos'], ['leg', 'leg'], ['beacon', 'beacons'], ['set', 'weights']];
   for (const [flag, group] of FLAGS) {
     for (const kv of (opts[flag] ?? '').split(',').filter(Boolean)) {
       const [k, v] = kv.split('=');
@@ -85,6 +89,15 @@ if (opts.aps) {
 const results = opts.results ?? path.join(dataDir, 'results.jsonl');
 const out = fs.openSync(results, 'w');
 const ctx: DetectContext = { venues, users, estimateAddress: () => ({}), app: { app_key: 'bench', confirm_dwell_s: 300 }, now: 0, params };
+// The set's beacon registry (vdsim --beacons writes it), as the service would hold it after an import.
+const registry = path.join(opts.requests, 'beacons.jsonl');
+if (fs.existsSync(registry)) {
+  const at = new Date(0).toISOString();
+  ctx.beacons = viewOf(fs.readFileSync(registry, 'utf8').split('\n').filter((l) => l.trim()).map((l, i) => {
+    const b = JSON.parse(l) as { uuid: string; major: number; minor: number; venue_id?: string; location?: { lat: number; long: number }; tag?: string };
+    return { id: `bc_${i}`, app_key: 'bench', uuid: b.uuid.toLowerCase(), major: b.major, minor: b.minor, venue_id: b.venue_id ?? null, location: b.location ?? null, tag: b.tag ?? null, created_at: at, updated_at: at };
+  }));
+}
 
 const reqFile = path.join(opts.requests, 'requests.jsonl');
 const lines = fs.readFileSync(reqFile, 'utf8').split('\n').filter((l) => l.trim());
@@ -109,5 +122,5 @@ perEvent.sort((a, b) => a - b);
 const { on: _on, ...wifiPos } = params.wifiPos;
 const q = (p: number) => perEvent.length ? Number(perEvent[Math.floor(p * (perEvent.length - 1))].toFixed(3)) : null;
 console.log(JSON.stringify({ ...score, requests: lines.length, wall_s: Number(wall.toFixed(1)),
-  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: params.weights, wifi_pos: params.wifiPos.on ? wifiPos : 'off', learned: params.learned, footprint: params.footprint, counted: params.counted, legs: params.leg, type_priors: params.typePriors }));
+  ms_per_event_p50: q(0.5), ms_per_event_p99: q(0.99), weights: params.weights, wifi_pos: params.wifiPos.on ? wifiPos : 'off', learned: params.learned, footprint: params.footprint, counted: params.counted, legs: params.leg, type_priors: params.typePriors, beacons: ctx.beacons ? params.beacons : 'none' }));
 if (!opts.results) fs.rmSync(dataDir, { recursive: true, force: true });

@@ -6,7 +6,8 @@
  *
  * 1. imports the venues with the real importer (`runImport`, format jsonl) into a temp store;
  * 2. starts the real server (`node dist/src/cli.js serve`, PORT=0, temp data dir);
- * 3. creates a synchronous app through the admin API;
+ * 3. creates a synchronous app through the admin API, and when DIR has beacons.jsonl (vdsim
+ *    --beacons) imports it as the app's beacon registry (POST /v2/apps/<key>/beacons/import);
  * 4. replays DIR/requests.jsonl in order through POST /v1/detect, signed per contract §1 with a
  *    fresh timestamp each, gzip; requests start in file order with at most --concurrency (default
  *    4) in flight, and a user's request starts only once that user's previous one has answered;
@@ -74,6 +75,20 @@ async function startServer(store: string, dataDir: string): Promise<{ url: strin
   throw new Error(`${url} not ready`);
 }
 
+/** DIR/beacons.jsonl through the registry's bulk import (contract §9), gzip, signed as any request. */
+async function importBeacons(url: string, app: App, file: string): Promise<void> {
+  const bytes = gzipSync(fs.readFileSync(file));
+  const p = `/v2/apps/${app.app_key}/beacons/import`;
+  const ts = String(Math.floor(Date.now() / 1000));
+  const res = await fetch(url + p, {
+    method: 'POST', body: bytes,
+    headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature(app.app_secret, ts, 'POST', p, bodySha256(bytes)), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
+  });
+  const out = await res.json() as { created: number; updated: number; errors: unknown[] };
+  if (res.status !== 200 || out.errors.length) throw new Error(`beacon import: ${res.status} ${JSON.stringify(out).slice(0, 500)}`);
+  say(`imported ${out.created} beacons (${out.updated} updated) from ${file}`);
+}
+
 async function createApp(url: string): Promise<App> {
   const res = await fetch(url + '/admin/apps', {
     method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
@@ -137,6 +152,8 @@ async function main(): Promise<void> {
   for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => { stop(); process.exit(130); });
   try {
     const app = await createApp(url);
+    const beacons = path.join(requestsDir!, 'beacons.jsonl');
+    if (fs.existsSync(beacons)) await importBeacons(url, app, beacons);
     const file = ['requests.jsonl', 'requests.jsonl.gz'].map((f) => path.join(requestsDir!, f)).find((f) => fs.existsSync(f));
     if (!file || file.endsWith('.gz')) throw new Error(`${requestsDir}/requests.jsonl not found (gzip: unpack it first)`);
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());

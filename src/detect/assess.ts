@@ -16,6 +16,8 @@ import { withLeg, type LegEnd } from './leg.js';
 import { indoorShare } from './evidence/indoor.js';
 import { learnCounted, type ClassSizes } from './evidence/counted-prior.js';
 import type { ModelParams } from './params.js';
+import { resolveBeacons, type BeaconsHeard } from './evidence/beacons.js';
+import type { BeaconView } from '../schemas/beacon.js';
 
 export interface Assessment {
   /** The position used: the GPS centre fused with Wi-Fi positioning. */
@@ -47,6 +49,9 @@ export interface AssessInput {
   labels?: ReadonlyArray<string | number>;
   /** Ends of the legs of travel that left this stay or reached it (leg.ts). */
   legs?: readonly LegEnd[];
+  /** Beacons the stay heard, and the app's registry (absent: no beacon evidence). */
+  beacons?: BeaconsHeard;
+  registry?: BeaconView;
 }
 
 export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput, p: ModelParams): Assessment | null {
@@ -73,6 +78,7 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
   const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
     hourOfWeek: how, indoor, heard, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
+    beacons: resolveBeacons(q.beacons, q.registry),
   }, p);
   return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS, indoor, ownFixes: !!ownCentre };
 }

@@ -3,6 +3,7 @@ import type { AddressParts } from '../schemas/visit.js';
 import type { UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
 import type { ModelParams } from './params.js';
+import type { BeaconView } from '../schemas/beacon.js';
 
 export interface DetectContext {
   venues: VenueStore;
@@ -15,4 +16,6 @@ export interface DetectContext {
   now: number;
   /** The model's parameters (params.ts): DEFAULT_PARAMS, or the accuracy harness's variant. */
   params: ModelParams;
+  /** This app's registered beacons (beacons/lookup.ts), absent when it has none: never another app's. */
+  beacons?: BeaconView;
 }

@@ -120,7 +120,33 @@ const counted = {
   on: 1,
 };
 
-const defaults = { weights, wifiPos, leg, silence, footprint, typePriors, learned, counted };
+/**
+ * Registered beacons heard (evidence/beacons.ts), in dB relative to the beacon's tx_power (its
+ * power at 1 m). Measured on vdsim --beacons 0.5 (Monaco, seed b1, 869 stays inside a beaconed
+ * venue, 2,910 beside one): inside its venue a beacon's mean rssi is tx − 21 dB (sd 6.1) and it is
+ * heard on 96% of ranging scans; from a stay at another venue d metres away, tx − 29 dB at 5 to
+ * 10 m falling to tx − 36 dB beyond 50 m (sd 3 to 5, only what is heard at all), on about half
+ * the scans. How often it was heard is left out: a stay's scans share the phone's position, and
+ * counting each as independent made answers overconfident (seed b1 ECE 0.025 → 0.052); the share
+ * of scans that heard it, as one piece of evidence, lost top1 (b1 −0.4 points).
+ */
+const beacons = {
+  weight: 1,
+  insideDb: -21, insideSdDb: 6.5,
+  /** Outside: outsideDb within outsideNearM, then outsideSlopeDb lower per tenfold distance. */
+  outsideDb: -29, outsideNearM: 7, outsideSlopeDb: 7, outsideSdDb: 4.5,
+  /** One beacon moves a candidate at most this far (nats) below the best: a registry can be wrong. */
+  floor: -8,
+  /**
+   * Ranging scans that never heard any of a candidate's registered beacons: this much each against
+   * it, up to missCap (seed b1 top1 without it −0.15 points, ECE +0.003).
+   */
+  missPerScan: 2, missCap: 6,
+  /** 0 ignores beacon scans (the accuracy harness ablates them this way). */
+  on: 1,
+};
+
+const defaults = { weights, wifiPos, leg, silence, footprint, typePriors, learned, counted, beacons };
 
 type Group<T> = { readonly [K in keyof T]: number };
 export type ModelParams = { readonly [G in keyof typeof defaults]: Group<(typeof defaults)[G]> };
@@ -132,6 +158,7 @@ export type FootprintParams = ModelParams['footprint'];
 export type TypePriorParams = ModelParams['typePriors'];
 export type LearnedParams = ModelParams['learned'];
 export type CountedParams = ModelParams['counted'];
+export type BeaconParams = ModelParams['beacons'];
 /** Some parameters of some groups, to change from a base (withParams). */
 export type ParamOverrides = { [G in keyof ModelParams]?: { [K in keyof ModelParams[G]]?: number } };
 

@@ -15,6 +15,7 @@ import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
 import { learnedRadius, type SparseSync } from './evidence/footprint.js';
 import { countedBonus } from './evidence/counted-prior.js';
 import { typeRefinement } from './evidence/type-priors.js';
+import { beaconScores, type StayBeacons } from './evidence/beacons.js';
 import type { ModelParams, Weights } from './params.js';
 import { KIND_PARTS, noted, recorder } from './rank-recorder.js';
 
@@ -38,6 +39,8 @@ export interface RankInput {
   history: readonly number[] | undefined;
   /** Labels of those stays (records.ts `t`). */
   labels?: ReadonlyArray<string | number>;
+  /** Registered beacons heard, when the device ranged beacons and the app registered some (evidence/beacons.ts). */
+  beacons?: StayBeacons;
 }
 
 export interface RankedVenue { venue: Venue; distance: number; probability: number }
@@ -63,6 +66,7 @@ const stayIdx = new Int32Array(128);
 const kindScore = new Float64Array(KIND_COUNT);
 /** kindLog's terms per kind, [hour of week, dwell, indoor look], for an explanation. */
 const kindParts = new Float64Array(KIND_COUNT * KIND_PARTS.length);
+const beaconScore = new Float64Array(MAX_CANDIDATES);
 
 /**
  * The footprint the GPS likelihood uses: the store's radius, capped. Stores give generous
@@ -95,6 +99,8 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
   // 15 kinds against 32 candidates: what the stay says of a kind is worked out once per kind.
   kindScore.fill(NaN);
   const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
+  const B = p.beacons;
+  const beaconed = q.beacons && B.on && B.weight ? beaconScores(q.beacons, cands, n, B, beaconScore) : false;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
@@ -114,6 +120,7 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; if (a) s += noted(rec, i, 'wifi_networks', W.pooledAp * pooledLog(a, poolBest[j], v.id)); }
     if (nStays && W.history) s += noted(rec, i, 'history', W.history * historyLog(stays, nStays, v.lat, v.lon, radius));
     if (labelled) s += noted(rec, i, 'history_labels', W.labels * labelScore[i]);
+    if (beaconed) s += noted(rec, i, 'beacons', B.weight * beaconScore[i]);
     score[i] = s;
     rec?.scored(i, v, distance, radius, s);
     if (s > max) max = s;

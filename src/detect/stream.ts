@@ -7,6 +7,7 @@
 import type { Signal } from '../schemas/detect-request.js';
 import type { Fixes } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
+import { beaconsOf } from './evidence/beacons.js';
 import { parseStamp } from '../time/stamp.js';
 import { M_PER_DEG, mPerDegLon } from '../geo/distance.js';
 import type { SilenceParams } from './params.js';
@@ -56,6 +57,7 @@ export function advance(state: StreamState, f: Fixes, signals: readonly Signal[]
   const open = (t: number, lat: number, lon: number, acc: number, o: number, prevT: number, sig?: Signal) => {
     state.c = newCluster(t, lat, lon, acc, prevT, o);
     if (sig && (sig.active_wifi || sig.wifi_scan)) addHeard(state.c, wifiOf([sig]));
+    if (sig?.beacon_scan) state.c.b = beaconsOf([sig], state.c.b);
   };
   for (let i = 0; i < f.n; i++) {
     const t = f.t[i];
@@ -101,6 +103,7 @@ export function advance(state: StreamState, f: Fixes, signals: readonly Signal[]
     state.p = undefined;
     addFix(c, t, lat, lon, acc);
     if (sig.active_wifi || sig.wifi_scan) addHeard(c, wifiOf([sig]));
+    if (sig.beacon_scan) c.b = beaconsOf([sig], c.b);
   }
   return { state, ended };
 }

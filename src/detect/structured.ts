@@ -6,6 +6,7 @@ import { addStay, recordPlace, stayCentresOf, stayLabelsOf, type VisitTimes } fr
 import type { DetectContext } from './context.js';
 import { fixesOf } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
+import { beaconsOf } from './evidence/beacons.js';
 import { parseStamp } from '../time/stamp.js';
 import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
 import { buildVisit, transitVisit, unlocatedVisit, visitId, type StayFacts } from './visit.js';
@@ -51,6 +52,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const fixes = fixesOf(ev.data);
     const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
       fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
+      beacons: ctx.beacons ? beaconsOf(ev.data) : undefined, registry: ctx.beacons,
     }, ctx.params);
     if (!a) {
       // No fix and no located network: no position to name a place by.

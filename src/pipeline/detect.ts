@@ -17,6 +17,7 @@ import { openUserStore } from '../users/store.js';
 import { deviceIdOf, userOf } from '../users/identity.js';
 import type { Versions } from '../learned/cache.js';
 import { geofenceEvents } from '../geofences/worker.js';
+import { beaconView } from '../beacons/lookup.js';
 import { asFixes } from '../geofences/events.js';
 import type { SyncItem, SyncResponse } from '../schemas/visit.js';
 import type { DetectTask } from './task.js';
@@ -56,7 +57,8 @@ function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof ope
     // Waiting for the disk on every request cost two thirds of a worker's time (bench:http).
     if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true, versions })));
     users.fresh();
-    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS };
+    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS,
+      beacons: beaconView(task.dataDir, task.app.app_key) };
     const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
     const b = valid.body;
     log.debug('detected', { kind: valid.kind, app_key: task.app.app_key, visits: items.length });

@@ -3,7 +3,7 @@
  * everything stored for it, in bounded transactions so the HTTP thread is never held long:
  * users and their retention keys, learned tables (['apx', app, …], ['pv', app, …], ['kp', app],
  * ['ks', name, app]), geofences with their tag, expiry and change-log entries, presence, and the
- * outbox's entries, pending and dead. Running it again finishes what a crash interrupted.
+ * outbox's entries, pending and dead, and the app's registered beacons. Running it again finishes what a crash interrupted.
  */
 import type { Database } from 'lmdb';
 import type { AppRegistry } from '../apps/registry.js';
@@ -17,11 +17,11 @@ import { deleteClusterApp } from './cluster.js';
 const BATCH = 2000;
 const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
-export interface DeletedApp { users: number; learned: number; geofences: number; geofence_presence: number; triggers: number; recent_detections: number }
+export interface DeletedApp { users: number; learned: number; geofences: number; geofence_presence: number; triggers: number; recent_detections: number; beacons: number }
 
 export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string): Promise<DeletedApp | null> {
   const known = await apps.delete(app);
-  const out: DeletedApp = { users: 0, learned: 0, geofences: 0, geofence_presence: 0, triggers: 0, recent_detections: 0 };
+  const out: DeletedApp = { users: 0, learned: 0, geofences: 0, geofence_presence: 0, triggers: 0, recent_detections: 0, beacons: 0 };
   // Records of an app deleted before (and interrupted) are still found by its key.
   out.users = await drain(s.users as Database, ['u', app], ['u', app + '\u0000'], (key, value) => {
     const d = (value as UserRecord).d;
@@ -47,6 +47,7 @@ export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string
   root.transactionSync(() => root.openDB({ name: 'seq' }).removeSync(app));
   out.geofence_presence = await drain(s.presence as Database, [app], [app + '\u0000']);
 
+  if (s.beacons) out.beacons = await s.beacons.deleteApp(app);
   for (let n: number; (n = await s.outbox.index.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
   if (s.recent) out.recent_detections = await s.recent.deleteApp(app);
   if (s.cluster) {

@@ -3,6 +3,7 @@ import type { Config } from '../config.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { Outbox } from '../delivery/outbox.js';
 import type { GeofenceStore } from '../geofences/store.js';
+import type { BeaconStore } from '../beacons/store.js';
 import type { Metrics } from '../http/metrics.js';
 import { openPrivacyStores } from './stores.js';
 import { RetentionSweeper } from './retention.js';
@@ -12,9 +13,9 @@ import type { RecentDetections } from '../recent/types.js';
 import { log } from '../log.js';
 import { sweepClusterUsers, type ClusterPrivacy } from './cluster.js';
 
-export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; metrics: Metrics; recent?: RecentDetections; cluster?: ClusterPrivacy }) {
+export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; beacons?: BeaconStore; metrics: Metrics; recent?: RecentDetections; cluster?: ClusterPrivacy }) {
   const userRetentionMs = config.userRetentionDays * DAY_MS;
-  const stores = { ...openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs)), recent: deps.recent, cluster: deps.cluster };
+  const stores = { ...openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs)), recent: deps.recent, cluster: deps.cluster, beacons: deps.beacons };
   // Cluster mode: users are swept by the lease holder (cluster.ts), every quarter of the retention, at most once a minute.
   const clusterTimer = deps.cluster && userRetentionMs > 0 ? setInterval(() => {
     sweepClusterUsers(deps.cluster!, userRetentionMs).then((n) => { if (n) log.info('retention: users removed', { users: n }); },

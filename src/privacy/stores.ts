@@ -14,6 +14,7 @@ import type { Outbox } from '../delivery/outbox.js';
 import type { Presence } from '../geofences/events.js';
 import { presenceDb } from '../geofences/presence.js';
 import type { GeofenceStore } from '../geofences/store.js';
+import type { BeaconStore } from '../beacons/store.js';
 import { SLOT_KEY } from '../users/touch.js';
 import type { RecentDetections } from '../recent/types.js';
 import type { ClusterPrivacy } from './cluster.js';
@@ -27,6 +28,8 @@ export interface PrivacyStores {
   recent?: RecentDetections;
   /** Cluster mode: user records, learned values and fences are the cluster's (cluster.ts). */
   cluster?: ClusterPrivacy;
+  /** The beacon registry (beacons/store.ts), when the server runs one. */
+  beacons?: BeaconStore;
 }
 
 /** Opens the users environment and records the touch slot width the workers will use. */

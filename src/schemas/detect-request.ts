@@ -9,6 +9,8 @@ export const LIMITS = Object.freeze({
   events: 10,
   signals: 5000,
   wifiScan: 200,
+  /** Entries of one `beacon_scan` (contract §9). */
+  beaconScan: 100,
   customDataBytes: 4096,
   /**
    * Characters of an id (contract §2), counted as Unicode code points, what a person counts:
@@ -48,11 +50,23 @@ export const ScanEntry = Type.Object({
   age: Type.Optional(Type.Integer({ minimum: 0 })),
 });
 
+/** One iBeacon heard (contract §9); the uuid in either case, 8-4-4-4-12 hex. */
+export const UUID_PATTERN = '^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$';
+export const BeaconEntry = Type.Object({
+  uuid: Type.String({ pattern: UUID_PATTERN }),
+  major: Type.Integer({ minimum: 0, maximum: 65535 }),
+  minor: Type.Integer({ minimum: 0, maximum: 65535 }),
+  rssi: Type.Integer({ minimum: -127, maximum: 0 }),
+  tx_power: Type.Optional(Type.Integer({ minimum: -127, maximum: 20 })),
+  age: Type.Optional(Type.Integer({ minimum: 0 })),
+});
+
 export const Signal = Type.Object({
   timestamp: Timestamp,
   location: Type.Optional(Location),
   active_wifi: Type.Optional(ActiveWifi),
   wifi_scan: Type.Optional(Type.Array(ScanEntry, { maxItems: LIMITS.wifiScan })),
+  beacon_scan: Type.Optional(Type.Array(BeaconEntry, { maxItems: LIMITS.beaconScan })),
 });
 
 export const Event = Type.Object({
@@ -91,6 +105,7 @@ export const UnstructuredRequest = Type.Object({
 
 export type Location = Static<typeof Location>;
 export type Signal = Static<typeof Signal>;
+export type BeaconEntry = Static<typeof BeaconEntry>;
 export type Event = Static<typeof Event>;
 export type StructuredRequest = Static<typeof StructuredRequest>;
 export type UnstructuredRequest = Static<typeof UnstructuredRequest>;

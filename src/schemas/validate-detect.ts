@@ -103,8 +103,8 @@ function codePoints(s: string): number {
 }
 
 function checkSignal(s: Signal, at: string): number {
-  if (!s.location && !s.active_wifi && !s.wifi_scan) {
-    throw invalid(at, 'a signal carries at least one of location, active_wifi, wifi_scan');
+  if (!s.location && !s.active_wifi && !s.wifi_scan && !s.beacon_scan) {
+    throw invalid(at, 'a signal carries at least one of location, active_wifi, wifi_scan, beacon_scan');
   }
   const speed = s.location?.speed;
   if (speed !== undefined && speed < 0 && speed !== -1) {
@@ -126,6 +126,7 @@ function explain(path: string, message: string): string {
     return 'expected an ISO-8601 timestamp with a zone offset, like 2024-05-06T07:28:00+01:00';
   }
   if (path.endsWith('bssid') && message.includes('match')) return 'expected six hex pairs separated by colons';
+  if (path.endsWith('uuid') && message.includes('match')) return 'expected a UUID of 36 characters, 8-4-4-4-12 hex digits';
   if (/_id$/.test(path) && message.includes('length greater')) return `expected 1 to ${LIMITS.idChars} characters`;
   return message;
 }

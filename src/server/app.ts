@@ -25,6 +25,7 @@ import { checkMediaType } from '../http/json-body.js';
 import { adminRoutes, checkBearer, handleAdmin, type AdminHandler } from './admin.js';
 import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
+import { openBeaconService } from '../beacons/service.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
 import { servedDocs } from '../docs/openapi-served.js';
@@ -95,7 +96,11 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes({ store: cluster?.geofences ?? geofences.store })) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, metrics, recent, cluster: cluster?.privacy });
+  const beacons = openBeaconService(config.dataDir, () => store);
+  for (const [method, pattern, h, limit] of beacons.routes) {
+    router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw), limit));
+  }
+  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, beacons: beacons.store, metrics, recent, cluster: cluster?.privacy });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
@@ -172,6 +177,7 @@ export async function startServer(config: Config): Promise<Server> {
       clearInterval(recentSweep);
       await recent.close();
       await geofences.close();
+      await beacons.close();
       await delivery.close();
       await outbox.close();
       await (cluster ?? apps).close();

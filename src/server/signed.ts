@@ -12,7 +12,7 @@ import type { AppRegistry } from '../apps/registry.js';
 import type { AppRecord } from '../schemas/app.js';
 import { checkHeaders, checkSignature } from './auth.js';
 import { stringToSign } from '../signing.js';
-import { emptyBody, readBody, type RawBody } from '../http/body.js';
+import { emptyBody, MAX_SENT_BYTES, readBody, type RawBody } from '../http/body.js';
 import type { Exchange, Reply } from '../http/reply.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Replays } from './replays.js';
@@ -21,8 +21,11 @@ export interface SignedDeps { apps: AppRegistry; replays: Replays; limiter: Rate
 
 export type SignedHandler = (ex: Exchange, app: AppRecord, body: RawBody) => Promise<Reply>;
 
-/** Must be called synchronously from the uWS handler: the body's reader is attached here. */
-export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler): void {
+/**
+ * Must be called synchronously from the uWS handler: the body's reader is attached here.
+ * `limit`: the body as sent, bytes (a bulk import takes more than a detection's 1 MiB).
+ */
+export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler, limit = MAX_SENT_BYTES): void {
   let app: AppRecord;
   let bodyPromise: Promise<RawBody>;
   // Reads change nothing: the same GET twice is answered twice (contract §1).
@@ -31,7 +34,7 @@ export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Excha
   try {
     app = checkHeaders(headers, deps.apps);
     before?.(ex);
-    bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex);
+    bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex, limit);
   } catch (err) {
     // Cluster mode: an app created on another node may not have reached this one's watch yet.
     if (deps.apps.clustered && (err as { code?: string }).code === 'unknown_app') return late(ex, deps, before, handler, read);

@@ -5,6 +5,8 @@
  * every stored record small; renaming one would orphan what is on disk.
  */
 
+import type { BeaconsHeard } from '../schemas/beacon.js';
+
 /** A network heard during a stay. */
 export interface WifiHeard { key: string; ssid: string; bssid: string; strength: number; active: boolean }
 
@@ -18,6 +20,7 @@ export interface Cluster {
   /** Running weighted sums for the centre used to test membership. */ sw: number; sla: number; slo: number;
   /** Stored fixes (bounded): time, lat, lon, accuracy. */ ft: number[]; fla: number[]; flo: number[]; fa: number[];
   /** Networks heard during the stay (bounded). */ w: WifiHeard[];
+  /** Beacons heard during the stay (bounded; detect/evidence/beacons.ts), absent when none ranged. */ b?: BeaconsHeard;
 }
 
 /** Where a user's signal stream stands between requests (detect/stream.ts). */
