@@ -13,7 +13,7 @@ export interface Answer {
 }
 
 export interface OperationDoc {
-  tag: 'Detection' | 'Geofences' | 'Users' | 'Admin' | 'Service';
+  tag: 'Detection' | 'Geofences' | 'Beacons' | 'Users' | 'Admin' | 'Service';
   summary: string;
   description?: string;
   /** signed: contract §1; admin: the bearer token; open: anyone; metrics: the bearer token or none, as configured. */

@@ -9,6 +9,7 @@ import { CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
 import { DetectAccepted } from '../schemas/detect-accepted.js';
 import { Event, Signal, StructuredRequest, UnstructuredRequest } from '../schemas/detect-request.js';
 import { ErrorAnswer } from '../schemas/error-answer.js';
+import { BeaconList, BeaconLocation, BeaconRecord, CreateBeacon, ImportResult, UpdateBeacon } from '../schemas/beacon.js';
 import { Circle, CreateGeofence, GeofenceList, GeofenceRecord, Location, Polygon, Ttl, UpdateGeofence } from '../schemas/geofence.js';
 import { EraseAnswer, ExportAnswer, UserExport, UserRef } from '../schemas/privacy.js';
 import { Address, GeofenceEvent, Place, SyncItem, SyncResponse, Trigger, VenueInfo, Visit } from '../schemas/visit.js';
@@ -49,6 +50,13 @@ export const SCHEMAS: Record<string, TSchema> = {
   Circle,
   Polygon,
   GeofenceId: Type.String({ description: 'the geofence id, as a JSON string' }),
+  BeaconCreate: CreateBeacon,
+  BeaconUpdate: UpdateBeacon,
+  BeaconRecord,
+  BeaconList,
+  BeaconLocation,
+  BeaconImportResult: ImportResult,
+  BeaconId: Type.String({ description: 'the beacon id, as a JSON string' }),
   UserRef,
   EraseAnswer,
   ExportAnswer,

@@ -16,12 +16,13 @@ import { SCHEMAS } from './openapi-schemas.js';
 import { ADMIN, CONTENT_ENCODING, GZIP, RETRIES, SECURITY_SCHEMES, SIGNED, SIGNING } from './openapi-security.js';
 import { SERVICE_OPERATIONS } from './openapi-service-ops.js';
 import { EXPLORER_OPERATIONS } from './openapi-explorer-ops.js';
+import { BEACON_OPERATIONS } from './openapi-beacon-ops.js';
 import { WEBHOOKS } from './openapi-webhooks.js';
 
 export interface Route { method: string; pattern: string }
 
 /** Every operation described, by route key. */
-export const OPERATIONS: Record<string, OperationDoc> = { ...CUSTOMER_OPERATIONS, ...SERVICE_OPERATIONS, ...EXPLORER_OPERATIONS };
+export const OPERATIONS: Record<string, OperationDoc> = { ...CUSTOMER_OPERATIONS, ...BEACON_OPERATIONS, ...SERVICE_OPERATIONS, ...EXPLORER_OPERATIONS };
 
 const PATH_PARAMS: Record<string, string> = {
   app_key: "the app's key; must be the signing app's",
@@ -57,6 +58,7 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
     tags: [
       { name: 'Detection', description: 'Venue detection (contract §2)' },
       { name: 'Geofences', description: "An app's geofences (contract §4)" },
+      { name: 'Beacons', description: "An app's beacon registry (contract §9)" },
       { name: 'Users', description: 'Privacy: erase and export a user (contract §7)' },
       { name: 'Admin', description: 'Apps and their deliveries, behind the admin token (contract §6)' },
       { name: 'Service', description: 'Health, readiness, metrics and this document' },
