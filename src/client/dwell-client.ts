@@ -1,5 +1,5 @@
 /**
- * The client for customers' servers (issue 18): detection, geofences and the privacy endpoints of
+ * The client for customers' servers (issue 18): detection, geofences, beacons and the privacy endpoints of
  * one app, signed with its key and secret. Answers are the server's JSON; an error answer is
  * thrown as a DwellApiError carrying the contract's code.
  */
@@ -7,6 +7,7 @@ import { DwellApiError } from './api-error.js';
 import { RETRY_DEFAULTS, type RetryOptions } from './retry.js';
 import { Transport } from './transport.js';
 import type {
+  BeaconCreate, BeaconImportResult, BeaconList, BeaconQuery, BeaconRecord, BeaconUpdate,
   DetectAnswer, DetectRequest, EraseAnswer, ExportAnswer, GeofenceCreate, GeofenceList, GeofenceQuery, GeofenceRecord,
   GeofenceUpdate, UserRef,
 } from './types.js';
@@ -57,6 +58,18 @@ export class DwellClient {
     delete: (id: string): Promise<string> => this.t.request('POST', `${this.fence(id)}/delete`),
   };
 
+  /** The app's beacon registry (contract §9). A duplicate uuid/major/minor throws a 409 DwellApiError. */
+  readonly beacons = {
+    /** Answers the new beacon's id. */
+    create: (beacon: BeaconCreate): Promise<string> => this.t.request('POST', `${this.app}/beacons/create`, beacon),
+    update: (id: string, patch: BeaconUpdate): Promise<string> => this.t.request('POST', `${this.beacon(id)}/update`, patch),
+    get: (id: string): Promise<BeaconRecord> => this.t.request('GET', this.beacon(id)),
+    list: (query: BeaconQuery = {}): Promise<BeaconList> => this.t.request('GET', `${this.app}/beacons${queryString(query)}`),
+    delete: (id: string): Promise<string> => this.t.request('POST', `${this.beacon(id)}/delete`),
+    /** Up to 100,000 at once, sent as a JSON array; a matching uuid/major/minor updates. Bad entries come back by line (1-based). */
+    import: (beacons: BeaconCreate[]): Promise<BeaconImportResult> => this.t.request('POST', `${this.app}/beacons/import`, beacons),
+  };
+
   /** A user's data in this app (contract §7). */
   readonly users = {
     /** Idempotent: an unknown user answers zero counts. */
@@ -67,6 +80,10 @@ export class DwellClient {
   /** True when `err` is the service's answer with this code (`not_found`, `rate_limited`, …). */
   static isError(err: unknown, code?: string): err is DwellApiError {
     return err instanceof DwellApiError && (code === undefined || err.code === code);
+  }
+
+  private beacon(id: string): string {
+    return `${this.app}/beacons/${encodeURIComponent(id)}`;
   }
 
   private fence(id: string): string {

@@ -7,9 +7,12 @@ import type { GeofenceList, GeofenceRecord, Location } from '../schemas/geofence
 import type { SyncResponse } from '../schemas/visit.js';
 import type { DetectAccepted } from '../schemas/detect-accepted.js';
 import type { EraseAnswer, ExportAnswer, UserExport } from '../schemas/privacy.js';
+import type { BeaconList, BeaconLocation, BeaconRecord, ImportResult } from '../schemas/beacon.js';
 
 export type { StructuredRequest, UnstructuredRequest, GeofenceList, GeofenceRecord, SyncResponse, DetectAccepted, EraseAnswer, ExportAnswer, UserExport };
 export type GeofenceLocation = Location;
+export type { BeaconList, BeaconLocation, BeaconRecord };
+export type BeaconImportResult = ImportResult;
 export type { GeofenceEvent, Visit, Trigger } from '../schemas/visit.js';
 
 export type DetectRequest = StructuredRequest | UnstructuredRequest;
@@ -41,6 +44,23 @@ export interface GeofenceQuery {
   /** `next_cursor` of the previous page. */
   cursor?: string;
 }
+
+/** `POST …/beacons/create` (contract §9): a `venue_id` of the served store, a `location`, or both. */
+export interface BeaconCreate {
+  /** 8-4-4-4-12 hex, either case. */
+  uuid: string;
+  /** 0 to 65,535. */
+  major: number;
+  minor: number;
+  venue_id?: string | null;
+  location?: BeaconLocation | null;
+  tag?: string | null;
+}
+
+/** An absent field keeps its value; `null` or `""` deletes `venue_id`, `location` or `tag`. */
+export type BeaconUpdate = Partial<BeaconCreate>;
+
+export type BeaconQuery = GeofenceQuery;
 
 /** Who: the advertising id, the user id, or both (contract §7). */
 export type UserRef = { advertising_id: string; user_id?: string } | { advertising_id?: string; user_id: string };
