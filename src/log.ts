@@ -22,8 +22,8 @@ const initial = LEVELS.includes(process.env.DWELL_LOG_LEVEL as Level) ? (process
 
 const requests = new AsyncLocalStorage<string>();
 
-const logger = pino({
-  level: initial,
+const destination = pino.destination({ dest: 2, sync: true });
+const options: pino.LoggerOptions = {
   messageKey: 'msg',
   timestamp: pino.stdTimeFunctions.isoTime,
   formatters: { level: (label) => ({ level: label }) },
@@ -31,10 +31,12 @@ const logger = pino({
     const id = requests.getStore();
     return id === undefined ? {} : { request_id: id };
   },
-}, pino.destination({ dest: 2, sync: true }));
+};
+const logger = pino({ ...options, level: initial }, destination);
 
-// Lines operators and scripts rely on (the port a server listens on) are written whatever the level.
-const always = logger.child({}, { level: 'info' });
+// Lines operators and scripts rely on (the port a server listens on) are written whatever the
+// level: a logger of their own, since a child's level would follow setLogLevel down.
+const always = pino({ ...options, level: 'info' }, destination);
 
 export function setLogLevel(level: Level): void {
   logger.level = level;

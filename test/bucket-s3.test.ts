@@ -167,27 +167,20 @@ test('past the max age failing triggers are dead, listed, and replayable', async
   }
 });
 
-test('credentials never reach errors or logs', async () => {
+test('credentials never reach the recorded error', async () => {
+  // The logs are checked in a real server process by e2e/logs-secrets (bucket credentials
+  // included): the logger writes to fd 2 directly, past anything this process could intercept.
   const app = 'ak_badkey';
   const secret = 'wrong-secret-0123456789abcdef';
   // s3rver checks the key id but not V4 signatures: an unknown key id makes the upload fail
   const r = rig([s3App(app, { credentials: { accessKeyId: 'AKIAUNKNOWN0001', secretAccessKey: secret } })]);
-  const logged: string[] = [];
-  const write = process.stderr.write.bind(process.stderr);
-  process.stderr.write = ((chunk: string | Uint8Array, ...rest: unknown[]) => {
-    logged.push(String(chunk));
-    return (write as (...a: unknown[]) => boolean)(chunk, ...rest);
-  }) as typeof process.stderr.write;
   try {
     await r.enqueue(app, 0, 2);
     await until('a failure', () => r.events.some((e) => e.outcome === 'failed'), 10_000, 20);
     const [entry] = r.outbox.list(app, 'pending');
     assert.match(entry.last_error ?? '', /InvalidAccessKeyId \(HTTP 403\)/);
     assert.ok(!entry.last_error!.includes(secret));
-    assert.ok(logged.some((l) => l.includes('bucket export failed')), 'the failure is logged');
-    assert.ok(!logged.some((l) => l.includes(secret)), 'without the secret');
   } finally {
-    process.stderr.write = write;
     await r.done();
   }
 });
