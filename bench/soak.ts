@@ -16,7 +16,7 @@
  * (a separate fresh process, closed loop) and runs at F × that.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -41,7 +41,7 @@ const { values: argv } = parseArgs({
     rate: { type: 'string' }, 'peak-fraction': { type: 'string' }, 'peak-seconds': { type: 'string', default: '20' },
     minutes: { type: 'string', default: '10' }, 'floor-minutes': { type: 'string' },
     requests: { type: 'string' }, server: { type: 'string', default: 'both' }, connections: { type: 'string', default: '128' },
-    label: { type: 'string' }, json: { type: 'string' }, 'no-doc': { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
+    label: { type: 'string' }, 'gc-log': { type: 'string' }, 'node-args': { type: 'string' }, json: { type: 'string' }, 'no-doc': { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
   },
   strict: true,
 });
@@ -49,6 +49,7 @@ if (argv.help) {
   say('usage: node dist/bench/soak.js [--rate N (default 300) | --peak-fraction F] [--minutes M (default 10)] [--floor-minutes M (default: --minutes)]\n' +
     '  [--peak-seconds S (default 20)] [--requests DIR (a vdsim output)] [--server both|dwell|floor] [--connections N (default 128)]\n' +
     '  [--label NAME (the doc section: soak-NAME)] [--json FILE] [--no-doc]\n' +
+    '  [--gc-log FILE (Dwell\'s --trace-gc lines)] [--node-args "ARGS" (more Node options for Dwell, e.g. --cpu-prof)]\n' +
     'Dwell settings from the shell: DWELL_WORKERS, DWELL_WORKER_TASKS, DWELL_MAX_QUEUE, DWELL_CACHE_MB. /metrics: DWELL_METRICS_TOKEN.');
   process.exit(0);
 }
@@ -102,8 +103,14 @@ async function startDwell(store: string | undefined, gc: GcLedger): Promise<{ sv
   if (store) env.DWELL_VENUES = store;
   const t0 = Date.now();
   const svc = await spawnService({
-    name: 'dwell', command: process.execPath, args: ['--trace-gc', path.join(ROOT, 'dist/src/cli.js'), 'serve'], env, port, startTimeoutMs: 30_000,
-    onLine: (line, at) => { const e = line.startsWith('[') ? parseGcLine(line) : null; if (e) gc.add(e, at); },
+    name: 'dwell', command: process.execPath, args: ['--trace-gc', ...(argv['node-args']?.split(/\s+/).filter(Boolean) ?? []), path.join(ROOT, 'dist/src/cli.js'), 'serve'],
+    env, port, startTimeoutMs: 30_000,
+    onLine: (line, at) => {
+      const e = line.startsWith('[') ? parseGcLine(line) : null;
+      if (!e) return;
+      gc.add(e, at);
+      if (argv['gc-log']) appendFileSync(argv['gc-log'], `${at} ${line}\n`);
+    },
   });
   await waitFor200(svc.url + '/readyz', 120_000, svc.proc);
   const readyMs = Date.now() - t0;

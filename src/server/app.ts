@@ -57,6 +57,7 @@ export async function startServer(config: Config): Promise<Server> {
   loadStore(config.venues).then((h) => {
     store ??= h;
     log.info('venue store loaded', { store: h.id, venues: h.count, dir: h.dir });
+    void pool.warm(store, config.dataDir);
   }, (err) => log.error('venue store failed to load', { dir: config.venues, error: String(err?.message ?? err) }));
 
   metrics.gauge('dwell_detect_queue_depth', 'detections waiting for a worker', () => pool.queued);
@@ -73,7 +74,7 @@ export async function startServer(config: Config): Promise<Server> {
 
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
-    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining })))
+    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, workers: pool.state, delivery: delivery.state(), draining })))
     .add('GET', '/metrics', (ex) => json(ex, { status: 200, body: metrics.render(), contentType: 'text/plain; version=0.0.4' }))
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
   const geofences = openGeofenceService(config.dataDir);

@@ -115,6 +115,25 @@ class OpenStore implements VenueStore {
   }
 }
 
+/**
+ * Positions of up to `n` venues spread over the store (records are in Hilbert order, so evenly
+ * spaced indexes are spread in space): where the workers' warm-up requests go (server/warm-up.ts).
+ */
+export function samplePositions(h: StoreHandle, n: number): Array<{ lat: number; lon: number }> {
+  const db = openRecords(join(h.dir, RECORDS), true);
+  try {
+    const out: Array<{ lat: number; lon: number }> = [];
+    const step = Math.max(1, h.count / n);
+    for (let i = step / 2; i < h.count && out.length < n; i += step) {
+      const v = db.venues.get(Math.floor(i));
+      if (v) out.push({ lat: v.lat, lon: v.lon });
+    }
+    return out;
+  } finally {
+    void db.env.close();
+  }
+}
+
 let cached: OpenStore | undefined;
 
 /** Any thread: the store for a handle, cached per id; opening a new id closes the previous one. */
