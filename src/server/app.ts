@@ -46,7 +46,7 @@ export async function startServer(config: Config): Promise<Server> {
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
   const replays = new ReplayCache(config.dataDir);
-  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue);
+  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue, config.cacheMb);
 
   let store: StoreHandle | null = null;
   let draining = false;

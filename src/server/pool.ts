@@ -27,7 +27,7 @@ export class DetectPool {
    * README's bench:http section); a request can wait behind those already handed to its worker,
    * which is why this stops at 12.
    */
-  constructor(private readonly threads: number, private readonly tasksPerWorker: number, private readonly maxQueue: number) {
+  constructor(private readonly threads: number, private readonly tasksPerWorker: number, private readonly maxQueue: number, cacheMb?: number) {
     this.pool = new Piscina({
       filename: new URL('../../workers/detect.js', import.meta.url).href,
       minThreads: threads,
@@ -36,6 +36,8 @@ export class DetectPool {
       concurrentTasksPerWorker: tasksPerWorker,
       // The workers' shared table that keeps their caches of learned values exact (learned/cache.ts).
       workerData: { userVersions: newVersions().buffer },
+      // The caches' memory bound (cache-budget.ts) as configured, whether it came from a flag or the environment.
+      env: { ...process.env, DWELL_WORKERS: String(threads), ...(cacheMb ? { DWELL_CACHE_MB: String(cacheMb) } : {}) },
     });
   }
 

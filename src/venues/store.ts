@@ -6,6 +6,7 @@ import type Flatbush from 'flatbush';
 import { open as openFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { log } from '../log.js';
+import { cacheEntries } from '../cache-budget.js';
 import { haversineM } from '../geo/distance.js';
 import { openRecords, type Records } from './records.js';
 import { nearIds, openIndex } from './spatial-index.js';
@@ -32,8 +33,8 @@ export interface VenueStore {
   close(): void;
 }
 
-/** Decoded records kept per thread: detection traffic revisits the same streets. */
-const CACHE_MAX = 16_384;
+/** Decoded records kept per thread: detection traffic revisits the same streets. Bounded by DWELL_CACHE_MB. */
+const CACHE_MAX = cacheEntries('venueRecords');
 
 const CHUNK = 1 << 28; // fs reads are capped at 2 GiB a call; 256 MiB steps keep it simple
 
