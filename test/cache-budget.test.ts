@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { cacheEntries, DEFAULT_CACHE_MB, type CacheName } from '../src/cache-budget.js';
 import { loadConfig } from '../src/config.js';
 
-const NAMES: CacheName[] = ['apPlaces', 'pooledAps', 'venueRecords', 'wifiKeys'];
+const NAMES: CacheName[] = ['apPlaces', 'pooledAps', 'venueRecords', 'addressCells', 'wifiKeys'];
 
 test('each cache grows with DWELL_CACHE_MB and shrinks as the workers that share it grow', () => {
   for (const name of NAMES) {
@@ -16,7 +16,7 @@ test('each cache grows with DWELL_CACHE_MB and shrinks as the workers that share
     assert.ok(Math.abs(cacheEntries(name, { DWELL_CACHE_MB: '256', DWELL_WORKERS: '4' }) - base / 2) <= 1, name);
   }
   // The shares add up to the budget: entries × estimated bytes ≤ the per-thread share.
-  const estimate = { apPlaces: 200, pooledAps: 2048, venueRecords: 1024, wifiKeys: 160 };
+  const estimate = { apPlaces: 200, pooledAps: 2048, venueRecords: 1024, addressCells: 400, wifiKeys: 160 };
   const bytes = NAMES.reduce((a, n) => a + cacheEntries(n, { DWELL_CACHE_MB: '256', DWELL_WORKERS: '2' }) * estimate[n], 0);
   assert.ok(bytes <= 128 * 2 ** 20 && bytes > 127 * 2 ** 20, String(bytes));
   // A tiny budget still leaves every cache useful.
