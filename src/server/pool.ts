@@ -65,7 +65,7 @@ export class DetectPool {
    * longer should not keep a node unready; the waves then finish in the background). Once per process: a
    * later store (hot swap) is opened by the workers on its first requests.
    */
-  warm(store: StoreHandle, dataDir: string, perWorker = 100, budgetMs = 2_000, capMs = 8_000): Promise<void> {
+  warm(store: StoreHandle, dataDir: string, perWorker = 100, budgetMs = 2_000, capMs = 5_000): Promise<void> {
     const cap = setTimeout(() => {
       if (this.state === 'warm') return;
       this.state = 'warm';
