@@ -6,7 +6,7 @@
  *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/, src/beacons/
  *   state     src/users/, src/learned/, src/state/
  *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/log-*.ts, src/signing.ts,
- *             src/config.ts, src/data-dir-lock.ts, src/client/
+ *             src/config.ts, src/data-dir-lock.ts, src/cache-budget.ts, src/client/
  *
  * A feature imports another feature only when it is venues/ or apps/: those two are the
  * reference data every feature reads (the venue store a detection ranks against, the app record
@@ -22,7 +22,7 @@
 const SHELL = '^(src/(server|pipeline|docs|ui)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
 const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|recent|beacons)/';
 const STATE = '^src/(users|learned|state)/';
-const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|log-[a-z-]+|config|data-dir-lock|signing)\\.ts$)';
+const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|log-[a-z-]+|config|data-dir-lock|signing|cache-budget)\\.ts$)';
 
 module.exports = {
   forbidden: [

@@ -28,16 +28,16 @@ test('readiness is 503 naming the delivery worker while it is down, and 200 once
   try {
     const store = await loadStore(path.join(ROOT, 'data', 'monaco'));
     await until('the delivery worker to exit', () => delivery.state() === 'restarting', 20_000);
-    const down = readiness({ store, delivery: delivery.state(), draining: false });
+    const down = readiness({ store, workers: 'warm', delivery: delivery.state(), draining: false });
     assert.equal(down.status, 503);
     const body = down.body as any;
-    assert.deepEqual([body.error.code, body.checks], ['unavailable', { venue_store: 'open', delivery: 'restarting', server: 'serving' }]);
+    assert.deepEqual([body.error.code, body.checks], ['unavailable', { venue_store: 'open', workers: 'warm', delivery: 'restarting', server: 'serving' }]);
     assert.match(body.error.message, /delivery worker/);
     assert.equal(down.headers?.['Retry-After'], '2');
 
     apps = new AppRegistry(dataDir, { secretGraceS: 0, allowPrivate: false });
     await until('the restarted delivery worker to run', () => delivery.state() === 'running', 30_000);
-    const up = readiness({ store, delivery: delivery.state(), draining: false });
+    const up = readiness({ store, workers: 'warm', delivery: delivery.state(), draining: false });
     assert.equal(up.status, 200, JSON.stringify(up.body));
   } finally {
     await delivery.close();

@@ -67,6 +67,8 @@ export interface SpawnOptions {
   port?: number;
   startTimeoutMs?: number;
   keepLogLines?: number;
+  /** Sees every line the child writes (stdout and stderr), with its arrival time (ms since the epoch). */
+  onLine?: (line: string, arrivedMs: number) => void;
 }
 
 /** A free loopback port (bound then released; another process could take it in between). */
@@ -99,6 +101,7 @@ export function spawnService(opts: SpawnOptions): Promise<Service> {
       while ((nl = buffered.indexOf('\n')) >= 0) {
         const line = buffered.slice(0, nl);
         buffered = buffered.slice(nl + 1);
+        opts.onLine?.(line, Date.now());
         logs.push(line);
         if (logs.length > keep) logs.shift();
         if (announce && line.startsWith('{')) {

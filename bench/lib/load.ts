@@ -92,6 +92,8 @@ export interface OpenLoopOptions {
   drainMs?: number;
   /** Scheduler tick, ms. */
   tickMs?: number;
+  /** Sees each answer: when it was scheduled and answered (performance.now() ms) and its status. */
+  observe?: (scheduledMs: number, answeredMs: number, status: number) => void;
 }
 
 export async function openLoop(opts: OpenLoopOptions): Promise<LoadResult> {
@@ -117,6 +119,7 @@ export async function openLoop(opts: OpenLoopOptions): Promise<LoadResult> {
       const t1 = performance.now();
       lastAnswer = t1;
       latencies.add(t1 - scheduled);
+      opts.observe?.(scheduled, t1, status);
       if (status >= 200 && status < 300) ok++;
       else tally(errorsBy, status);
       if (next >= total && inFlight === 0) allAnswered();

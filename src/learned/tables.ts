@@ -6,6 +6,7 @@
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { LearnedCache, type Versions } from './cache.js';
+import { cacheEntries } from '../cache-budget.js';
 import type { ApPlace, PooledAp } from './shapes.js';
 
 export interface ApObservation {
@@ -105,10 +106,9 @@ export function flatSparse(m: ReadonlyMap<number, number>): number[] {
 export function learnedTables(root: RootDatabase, versions: Versions): LearnedTables {
   const db: Database = root;
   // Access points' places and pooled evidence as last read: settled ones never change, most
-  // scanned ones are unknown. Bounded apart: a place is 4 numbers (about 200 bytes an entry with
-  // its key), pooled evidence up to 24 venues (about 2 KB), so at most ~40 + ~35 MB a thread.
-  const places = new LearnedCache<ApPlace>(versions, 200_000);
-  const pools = new LearnedCache<PooledAp>(versions, 16_384);
+  // scanned ones are unknown. Bounded apart, by DWELL_CACHE_MB (cache-budget.ts).
+  const places = new LearnedCache<ApPlace>(versions, cacheEntries('apPlaces'));
+  const pools = new LearnedCache<PooledAp>(versions, cacheEntries('pooledAps'));
   /** Learned keys written by the open transaction, published once it commits. */
   const written: string[] = [];
   const cacheKey = (kind: string, app: string, bssid: string) => `${kind}\u0000${app}\u0000${bssid}`;

@@ -54,7 +54,7 @@ export async function startServer(config: Config): Promise<Server> {
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
   const replays = cluster?.replays ?? new ReplayCache(config.dataDir);
-  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue);
+  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue, config.cacheMb);
 
   let store: StoreHandle | null = null;
   let draining = false;
@@ -62,10 +62,13 @@ export async function startServer(config: Config): Promise<Server> {
   let idle: (() => void) | null = null;
 
   const venues = await openVenueSource(config); // cluster mode: the published snapshots
-  const stopWatching = watchStore(venues.root, (h) => { store = h; }, config.storePollMs);
+  // The workers warm up on the first store served, whichever finds it first (in cluster mode the
+  // watcher, once a snapshot is published); warm() runs once per process.
+  const stopWatching = watchStore(venues.root, (h) => { store = h; void pool.warm(h, config.dataDir); }, config.storePollMs);
   loadStore(venues.root).then((h) => {
     store ??= h;
     log.info('venue store loaded', { store: h.id, venues: h.count, dir: h.dir });
+    void pool.warm(store, config.dataDir);
   }, (err) => log.error('venue store failed to load', { dir: venues.root, error: String(err?.message ?? err) }));
 
   metrics.gauge('dwell_detect_queue_depth', 'detections waiting for a worker', () => pool.queued);
@@ -85,7 +88,7 @@ export async function startServer(config: Config): Promise<Server> {
 
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
-    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, delivery: delivery.state(), draining, state: cluster?.health() })))
+    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, workers: pool.state, delivery: delivery.state(), draining, state: cluster?.health() })))
     // Contract §6: its labels name apps, so on this port only with the admin token.
     .add('GET', '/metrics', (ex) => {
       checkBearer(ex, config.adminToken);

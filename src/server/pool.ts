@@ -1,13 +1,23 @@
 /** The Piscina pool of detection workers. */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { Piscina } from 'piscina';
 import { newVersions } from '../learned/cache.js';
 import { DwellError } from '../errors.js';
+import { log } from '../log.js';
+import { samplePositions, type StoreHandle } from '../venues/store.js';
 import type { DetectTask } from '../pipeline/task.js';
 import type { DetectResult } from '../schemas/detect-outcome.js';
 import type { ExplainResult, ExplainTask } from '../pipeline/explain.js';
+import { warmUpTasks } from './warm-up.js';
+
+export type WorkersState = 'warming' | 'warm';
 
 export class DetectPool {
   private readonly pool: Piscina;
+  private warmed: Promise<void> | null = null;
+  state: WorkersState = 'warming';
 
   /**
    * `tasksPerWorker` tasks are posted to a worker before it asks for more. With one, a worker
@@ -18,7 +28,7 @@ export class DetectPool {
    * README's bench:http section); a request can wait behind those already handed to its worker,
    * which is why this stops at 12.
    */
-  constructor(threads: number, tasksPerWorker: number, private readonly maxQueue: number) {
+  constructor(private readonly threads: number, private readonly tasksPerWorker: number, private readonly maxQueue: number, cacheMb?: number) {
     this.pool = new Piscina({
       filename: new URL('../../workers/detect.js', import.meta.url).href,
       minThreads: threads,
@@ -27,6 +37,8 @@ export class DetectPool {
       concurrentTasksPerWorker: tasksPerWorker,
       // The workers' shared table that keeps their caches of learned values exact (learned/cache.ts).
       workerData: { userVersions: newVersions().buffer },
+      // The caches' memory bound (cache-budget.ts) as configured, whether it came from a flag or the environment.
+      env: { ...process.env, DWELL_WORKERS: String(threads), ...(cacheMb ? { DWELL_CACHE_MB: String(cacheMb) } : {}) },
     });
   }
 
@@ -47,6 +59,53 @@ export class DetectPool {
   /** An operator's explanation (pipeline/explain.ts), by the workers' named export. */
   explain(task: ExplainTask): Promise<ExplainResult> {
     return this.pool.run(task, { name: 'explain' });
+  }
+
+  /**
+   * Runs warm-up detections (server/warm-up.ts) on every worker against `store`; the pool is
+   * `warm` once they are done (or failed: warming is an optimisation, never a reason not to
+   * serve). Waves of `threads × tasksPerWorker` tasks keep every worker busy, since Piscina
+   * hands each worker up to tasksPerWorker at once. The first wave always runs (it waits for
+   * the workers' modules and gazetteer to load); more, up to `perWorker` each, while within
+   * `budgetMs`. Readiness waits `capMs` at most (a machine so loaded that the first wave takes
+   * longer should not keep a node unready; the waves then finish in the background). Once per process: a
+   * later store (hot swap) is opened by the workers on its first requests.
+   */
+  warm(store: StoreHandle, dataDir: string, perWorker = 100, budgetMs = 2_000, capMs = 5_000): Promise<void> {
+    const cap = setTimeout(() => {
+      if (this.state === 'warm') return;
+      this.state = 'warm';
+      log.warn('detection workers still warming up after the cap; ready anyway', { cap_ms: capMs });
+    }, capMs);
+    cap.unref();
+    this.warmed ??= (async () => {
+      const t0 = Date.now();
+      const scratch = mkdtempSync(path.join(tmpdir(), 'dwell-warm-up-'));
+      let done = 0, failed = 0;
+      try {
+        const places = samplePositions(store, 256);
+        const wave = this.threads * this.tasksPerWorker;
+        const { scratch: tasks, real } = warmUpTasks(store, places, scratch, dataDir, Math.ceil((perWorker * this.threads) / wave) * wave, wave);
+        const runWave = async (batch: DetectTask[]) => {
+          const out = await Promise.allSettled(batch.map((t) => this.pool.run(t)));
+          for (const r of out) if (r.status === 'fulfilled' && r.value.ok) done++; else failed++;
+        };
+        await runWave(tasks.slice(0, wave));
+        const t1 = Date.now();
+        log.debug('first warm-up wave done', { ms: t1 - t0 });
+        for (let i = wave; i < tasks.length && Date.now() - t1 < budgetMs; i += wave) await runWave(tasks.slice(i, i + wave));
+        await runWave(real);
+        if (failed) log.warn('some warm-up detections failed', { failed, done });
+      } catch (err) {
+        log.warn('worker warm-up failed; serving cold', { error: String((err as Error)?.message ?? err) });
+      } finally {
+        rmSync(scratch, { recursive: true, force: true });
+        clearTimeout(cap);
+        this.state = 'warm';
+        log.info('detection workers warm', { ms: Date.now() - t0, detections: done, workers: this.threads });
+      }
+    })();
+    return this.warmed;
   }
 
   close(): Promise<void> {

@@ -1,23 +1,27 @@
 /**
- * GET /readyz (contract §6): ready while the venue store is open and the delivery queues run
- * (the delivery worker has started its senders), and not while shutting down. The answer names
+ * GET /readyz (contract §6): ready while the venue store is open, the detection workers have
+ * warmed up on it (server/warm-up.ts: a node that joins a pool under load must not serve its
+ * first minute cold) and the delivery queues run (the delivery worker has started its senders),
+ * and not while shutting down. The answer names
  * each part's state, so an operator sees which one holds readiness back.
  */
 import { DwellError } from '../errors.js';
 import type { DeliveryState } from '../delivery/service.js';
 import type { StoreHandle } from '../venues/store.js';
 import type { Reply } from '../http/reply.js';
+import type { WorkersState } from './pool.js';
 
 export interface ReadinessParts {
-  store: StoreHandle | null; delivery: DeliveryState; draining: boolean;
+  store: StoreHandle | null; workers: WorkersState; delivery: DeliveryState; draining: boolean;
   /** Cluster mode: whether the cluster's state answers (absent in the embedded mode). */
   state?: 'up' | 'down';
 }
 
-export function readiness({ store, delivery, draining, state }: ReadinessParts): Reply {
-  const checks = { venue_store: store ? 'open' : 'loading', delivery, server: draining ? 'draining' : 'serving', ...(state ? { state } : {}) };
+export function readiness({ store, workers, delivery, draining, state }: ReadinessParts): Reply {
+  const checks = { venue_store: store ? 'open' : 'loading', workers, delivery, server: draining ? 'draining' : 'serving', ...(state ? { state } : {}) };
   const waiting = [
     !store && 'the venue store is still loading',
+    store && workers !== 'warm' && 'the detection workers are warming up',
     delivery !== 'running' && `the delivery worker is ${delivery} (the delivery queues are not running)`,
     draining && 'the server is shutting down',
     state === 'down' && 'the state cluster (NATS) cannot be reached',

@@ -4,6 +4,7 @@
  */
 import { iso1A2Code } from '@rapideditor/country-coder';
 import { nearestPlace, type Place } from './places.js';
+import { cacheEntries } from '../cache-budget.js';
 import type { Address } from './types.js';
 
 const regionNames = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -26,6 +27,8 @@ export function countryName(code: string): string {
 // Detection estimates an address for every visit: the answer depends only on the point's cell
 // (placeAt), so it is kept per cell beside the place, and handed out as a copy.
 const estimates = new Map<number, Address>();
+/** Cells kept per thread, in each of the two maps: bounded by DWELL_CACHE_MB (cache-budget.ts). */
+const CELLS_MAX = cacheEntries('addressCells');
 
 /** City, state and country for an arbitrary point (empty when no place is within 50 km). */
 export function estimateAddress(lat: number, lon: number): Address {
@@ -33,7 +36,7 @@ export function estimateAddress(lat: number, lon: number): Address {
   let a = estimates.get(key);
   if (a === undefined) {
     a = completeAddress({}, lat, lon);
-    if (estimates.size >= 200_000) estimates.clear();
+    if (estimates.size >= CELLS_MAX) estimates.clear();
     estimates.set(key, a);
   }
   return { ...a };
@@ -50,7 +53,7 @@ export function placeAt(lat: number, lon: number): Place | undefined {
   if (p === undefined) {
     const cc = iso1A2Code([lon, lat]) ?? undefined;
     p = nearestPlace(lat, lon, cc) ?? null;
-    if (cache.size >= 200_000) cache.clear();
+    if (cache.size >= CELLS_MAX) cache.clear();
     cache.set(key, p);
   }
   return p ?? undefined;

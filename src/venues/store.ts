@@ -6,6 +6,7 @@ import type Flatbush from 'flatbush';
 import { open as openFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { log } from '../log.js';
+import { cacheEntries } from '../cache-budget.js';
 import { haversineM } from '../geo/distance.js';
 import { openRecords, type Records } from './records.js';
 import { nearIds, openIndex } from './spatial-index.js';
@@ -32,8 +33,8 @@ export interface VenueStore {
   close(): void;
 }
 
-/** Decoded records kept per thread: detection traffic revisits the same streets. */
-const CACHE_MAX = 16_384;
+/** Decoded records kept per thread: detection traffic revisits the same streets. Bounded by DWELL_CACHE_MB. */
+const CACHE_MAX = cacheEntries('venueRecords');
 
 const CHUNK = 1 << 28; // fs reads are capped at 2 GiB a call; 256 MiB steps keep it simple
 
@@ -112,6 +113,25 @@ class OpenStore implements VenueStore {
 
   close(): void {
     void this.db.env.close();
+  }
+}
+
+/**
+ * Positions of up to `n` venues spread over the store (records are in Hilbert order, so evenly
+ * spaced indexes are spread in space): where the workers' warm-up requests go (server/warm-up.ts).
+ */
+export function samplePositions(h: StoreHandle, n: number): Array<{ lat: number; lon: number }> {
+  const db = openRecords(join(h.dir, RECORDS), true);
+  try {
+    const out: Array<{ lat: number; lon: number }> = [];
+    const step = Math.max(1, h.count / n);
+    for (let i = step / 2; i < h.count && out.length < n; i += step) {
+      const v = db.venues.get(Math.floor(i));
+      if (v) out.push({ lat: v.lat, lon: v.lon });
+    }
+    return out;
+  } finally {
+    void db.env.close();
   }
 }
 

@@ -8,6 +8,7 @@ import type { Signal } from '../../schemas/detect-request.js';
 import type { Venue } from '../venue.js';
 import type { WifiHeard } from '../../users/stored.js';
 import type { PooledAp } from '../../learned/shapes.js';
+import { cacheEntries } from '../../cache-budget.js';
 
 export type { WifiHeard } from '../../users/stored.js';
 
@@ -53,6 +54,8 @@ export function words(s: string): string[] {
 }
 const squash = (ws: string[]) => ws.join('');
 
+/** Name keys by venue id, SSID keys by SSID: half of the Wi-Fi share of DWELL_CACHE_MB each. */
+const WIFI_KEYS_MAX = Math.max(1024, cacheEntries('wifiKeys') >> 1);
 const nameCache = new Map<string, string[]>();
 function nameKeys(v: Venue): string[] {
   let keys = nameCache.get(v.id);
@@ -63,7 +66,7 @@ function nameKeys(v: Venue): string[] {
       const ws = words(n);
       if (ws.length) keys.push(squash(ws));
     }
-    if (nameCache.size > 100_000) nameCache.clear();
+    if (nameCache.size >= WIFI_KEYS_MAX) nameCache.clear();
     nameCache.set(v.id, keys);
   }
   return keys;
@@ -76,7 +79,7 @@ function ssidKey(ssid: string): string {
   let s = ssidCache.get(ssid);
   if (s === undefined) {
     s = squash(words(ssid).filter((w) => !GENERIC.has(w)));
-    if (ssidCache.size > 100_000) ssidCache.clear();
+    if (ssidCache.size >= WIFI_KEYS_MAX) ssidCache.clear();
     ssidCache.set(ssid, s);
   }
   return s;

@@ -1,0 +1,156 @@
+/**
+ * A soak run cut into minutes: the client's latencies by the minute each request was scheduled
+ * in, and at each minute's end the server's histogram, its memory and its GC pauses per thread.
+ */
+import { loadavg } from 'node:os';
+import { Samples, type Summary } from './stats.js';
+import { between, fetchMetrics, routeHistogram, type HistogramReading } from './server-metrics.js';
+import { procMemory, type ProcMemory } from './proc-memory.js';
+import type { GcLedger } from './gc-trace.js';
+import { threadCpuSeconds } from './thread-cpu.js';
+
+export interface ThreadGc { totalMs: number; maxMs: number; n: number; heapMb: number }
+
+export interface Minute {
+  minute: number;
+  sent: number;
+  ok: number;
+  errors: number;
+  client: Summary;
+  /** The server's own histogram over the minute (null: no /metrics, e.g. the floor). */
+  server: { count: number; over: number; share: number; meanMs: number } | null;
+  memory: ProcMemory | null;
+  /** GC pauses by thread (t0: the main thread). */
+  gc: Record<string, ThreadGc>;
+  load1: number;
+  /** Server CPU ms per answered request over the minute: the main thread, and all other threads. */
+  cpu: { mainMs: number; otherMs: number } | null;
+}
+
+export interface MinuteRecorderOptions {
+  pid: number;
+  /** Dwell's base URL when its /metrics is to be read. */
+  metricsUrl?: string;
+  /** Bearer token of /metrics on the public port (Dwell's admin token). */
+  metricsToken?: string;
+  route: string;
+  boundS: number;
+  gc?: GcLedger;
+  say: (line: string) => void;
+  label: string;
+}
+
+export class MinuteRecorder {
+  private readonly samples: Samples[] = [];
+  private readonly counts: Array<{ sent: number; ok: number; errors: number }> = [];
+  readonly minutes: Minute[] = [];
+  private last: HistogramReading | null = null;
+  private startPerf = 0;
+  private startWall = 0;
+  private cpuAt = new Map<number, number>();
+
+  constructor(private readonly o: MinuteRecorderOptions) {}
+
+  /** The server histogram's reading before the load, so minute 1 counts only its own requests. */
+  async begin(startPerf: number): Promise<void> {
+    this.startPerf = startPerf;
+    this.startWall = Date.now() - (performance.now() - startPerf);
+    this.last = await this.readServer();
+    this.cpuAt = threadCpuSeconds(this.o.pid);
+  }
+
+  /** CPU seconds since the last call: the main thread's, the others'. */
+  private cpuSince(): { main: number; other: number } {
+    const now = threadCpuSeconds(this.o.pid);
+    let main = 0, other = 0;
+    for (const [tid, s] of now) {
+      const d = s - (this.cpuAt.get(tid) ?? 0);
+      if (tid === this.o.pid) main += d; else other += d;
+    }
+    this.cpuAt = now;
+    return { main, other };
+  }
+
+  private slot(m: number): { s: Samples; c: { sent: number; ok: number; errors: number } } {
+    while (this.samples.length <= m) { this.samples.push(new Samples()); this.counts.push({ sent: 0, ok: 0, errors: 0 }); }
+    return { s: this.samples[m], c: this.counts[m] };
+  }
+
+  observe = (scheduled: number, answered: number, status: number): void => {
+    const { s, c } = this.slot(Math.max(0, Math.floor((scheduled - this.startPerf) / 60_000)));
+    s.add(answered - scheduled);
+    c.sent++;
+    if (status >= 200 && status < 300) c.ok++;
+    else c.errors++;
+  };
+
+  /** The minute's partial client figures, for progress lines. */
+  partial(m: number): Summary {
+    return this.slot(m).s.summary();
+  }
+
+  private async readServer(): Promise<HistogramReading | null> {
+    if (!this.o.metricsUrl) return null;
+    try {
+      return routeHistogram(await fetchMetrics(this.o.metricsUrl, this.o.metricsToken), this.o.route);
+    } catch (err) {
+      this.o.say(`[${this.o.label}] /metrics unreadable: ${(err as Error).message}`);
+      return null;
+    }
+  }
+
+  /** Closes minute `m` (0-based): called at its end; its client figures are final once its requests are answered (`finish`). */
+  async close(m: number): Promise<Minute> {
+    const used = this.cpuSince();
+    const reading = await this.readServer();
+    const server = this.o.metricsUrl ? between(this.last, reading, this.o.boundS) : null;
+    if (reading) this.last = reading;
+    const from = this.startWall + m * 60_000;
+    const gc: Record<string, ThreadGc> = {};
+    for (const [t, v] of this.o.gc?.slot(from, from + 60_000) ?? []) gc[t] = v;
+    const { s, c } = this.slot(m);
+    const served = server?.count ?? c.ok;
+    const cpu = served > 0 ? { mainMs: (used.main * 1000) / served, otherMs: (used.other * 1000) / served } : null;
+    const minute: Minute = { minute: m + 1, ...c, client: s.summary(), server, memory: procMemory(this.o.pid), gc, load1: loadavg()[0], cpu };
+    this.minutes[m] = minute;
+    this.o.say(`[${this.o.label}] ${describeMinute(minute)}`);
+    return minute;
+  }
+
+  /** Client figures once every request is answered (a minute's stragglers land after it was closed); GC re-read (its lines lag). */
+  finish(): Minute[] {
+    for (const m of this.minutes) {
+      const { s, c } = this.slot(m.minute - 1);
+      Object.assign(m, c, { client: s.summary() });
+      const from = this.startWall + (m.minute - 1) * 60_000;
+      m.gc = Object.fromEntries(this.o.gc?.slot(from, from + 60_000) ?? []);
+    }
+    return this.minutes;
+  }
+}
+
+export function gcSplit(gc: Record<string, ThreadGc>): { main: ThreadGc; others: ThreadGc; busiest: string } {
+  const main = gc.t0 ?? { totalMs: 0, maxMs: 0, n: 0, heapMb: NaN };
+  const others = { totalMs: 0, maxMs: 0, n: 0, heapMb: 0 };
+  let busiest = '';
+  let top = -1;
+  for (const [t, v] of Object.entries(gc)) {
+    if (t === 't0') continue;
+    others.totalMs += v.totalMs;
+    others.maxMs = Math.max(others.maxMs, v.maxMs);
+    others.n += v.n;
+    others.heapMb += v.heapMb;
+    if (v.totalMs > top) { top = v.totalMs; busiest = `${t} ${v.totalMs.toFixed(0)} ms`; }
+  }
+  return { main, others, busiest };
+}
+
+export function describeMinute(m: Minute): string {
+  const f = (x: number) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '–');
+  const srv = m.server ? `, server >50 ms ${(m.server.share * 100).toFixed(2)} % of ${m.server.count} (mean ${f(m.server.meanMs)} ms)` : '';
+  const mem = m.memory ? `, anon ${m.memory.anonMb.toFixed(0)} MB, file ${m.memory.fileMb.toFixed(0)} MB` : '';
+  const g = gcSplit(m.gc);
+  return `minute ${m.minute}: ${m.ok} ok, ${m.errors} errors; client p50 ${f(m.client.p50)} ms, p99 ${f(m.client.p99)} ms, max ${f(m.client.max)} ms${srv}${mem}; ` +
+    `GC main ${f(g.main.totalMs)} ms (max ${f(g.main.maxMs)}), other threads ${f(g.others.totalMs)} ms (max ${f(g.others.maxMs)}); ` +
+    `CPU ms/req ${m.cpu ? `${m.cpu.mainMs.toFixed(2)} main + ${m.cpu.otherMs.toFixed(2)} others` : '–'}; load ${m.load1.toFixed(1)}`;
+}
