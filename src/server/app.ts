@@ -80,7 +80,9 @@ export async function startServer(config: Config): Promise<Server> {
   const signed = { apps, replays, limiter: new RateLimiter(config.rateLimit) };
   // The explorer's recent detections (recent/): kept by the detect route, erased by privacy/, shown by ui/.
   const recentAgeMs = config.recentDays * 86_400_000;
-  const recent = openRecent(config.dataDir, { count: config.recentCount, maxAgeMs: recentAgeMs, optOut: new Set(config.recentOptOut) });
+  // Kept per node, so not in cluster mode: an erase through one node could not reach another's (contract §7).
+  const recentCount = config.state.kind === 'lmdb' ? config.recentCount : 0;
+  const recent = openRecent(config.dataDir, { count: recentCount, maxAgeMs: recentAgeMs, optOut: new Set(config.recentOptOut) });
   const recentSweep = setInterval(() => recent.sweep(), Math.max(1000, Math.min(60_000, recentAgeMs / 4 || 60_000))).unref();
   const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics, recent, cluster: cluster?.servers };
   const adminDeps = { apps, outbox, token: config.adminToken };

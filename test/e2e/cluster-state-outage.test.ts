@@ -6,7 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDwell } from '../helpers/server.js';
+import { ADMIN_TOKEN, startDwell } from '../helpers/server.js';
 import { startNatsCluster } from '../helpers/nats-server.js';
 import { publishSample } from '../helpers/cluster.js';
 import { createApp, signed, type TestApp } from '../helpers/client.js';
@@ -65,8 +65,16 @@ test('one of three NATS servers killed: the service goes on', async () => {
     const statuses = [];
     for (let i = 0; i < 10; i++) statuses.push((await detect(dwell.url, app)).status);
     assert.deepEqual(statuses, Array(10).fill(200));
-    // The fences' bucket may have been led by the lost server too: 503 while it elects, then served.
-    const other = await createApp(dwell.url);
+    // The apps' and fences' buckets may have been led by the lost server too: 503 while they
+    // elect, then served.
+    const other = await until('an app to be created with one server down', async () => {
+      const res = await fetch(dwell.url + '/admin/apps', {
+        method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
+        body: JSON.stringify({ name: 'after-loss', delivery: { method: 'sync' } }),
+      });
+      assert.ok(res.status === 201 || res.status === 503, `${res.status} ${await res.clone().text()}`);
+      return res.status === 201 && ((await res.json()) as TestApp);
+    });
     await until('a geofence to be created with one server down', async () => {
       const fence = await signed(dwell.url, other, `/v2/apps/${other.app_key}/geofences/create`, { tag: 't', push_text: null, ttl: 0, location: { lat: 43.7, long: 7.4, radius: 50 } });
       assert.ok(fence.status === 200 || fence.status === 503, `${fence.status} ${JSON.stringify(fence.body)}`);
