@@ -7,7 +7,8 @@
 import { DwellError } from '../errors.js';
 import { BEACON_LIMITS, type ImportResult } from '../schemas/beacon.js';
 import type { ImportItem } from './store.js';
-import { show, validateCreate, validateUpdate } from './validate.js';
+import { validateCreate, validateUpdate } from './validate.js';
+import { show } from '../schemas/check.js';
 
 export type LineError = ImportResult['errors'][number];
 

@@ -4,6 +4,7 @@
  * app (403), and another app's beacon is simply not found (404), never revealed.
  */
 import { DwellError } from '../errors.js';
+import { pageLimit } from '../http/page-limit.js';
 import type { AppRecord } from '../schemas/app.js';
 import type { BeaconList, BeaconRecord, ImportResult, StoredBeacon } from '../schemas/beacon.js';
 import { MAX_INFLATED_BYTES, inflate, type RawBody } from '../http/body.js';
@@ -22,8 +23,6 @@ export interface BeaconDeps {
 }
 
 const BASE = '/v2/apps/:app_key/beacons';
-const LIMIT_DEFAULT = 100;
-const LIMIT_MAX = 1000;
 /** An import as sent (gzip or not) and inflated: 100,000 lines of a few hundred bytes. */
 export const IMPORT_SENT_BYTES = 32 << 20;
 const IMPORT_INFLATED_BYTES = Math.max(MAX_INFLATED_BYTES, 64 << 20);
@@ -70,7 +69,7 @@ export function beaconRoutes({ store, venueKnown }: BeaconDeps): Array<[string, 
     ['GET', BASE, async (p, ex, app) => {
       bound(p, app);
       const q = new URLSearchParams(ex.query);
-      const { items, next } = store.list(app.app_key, { tag: q.get('tag') || undefined, after: cursorIn(q.get('cursor')), limit: limitIn(q.get('limit')) });
+      const { items, next } = store.list(app.app_key, { tag: q.get('tag') || undefined, after: cursorIn(q.get('cursor')), limit: pageLimit(q.get('limit')) });
       const out: BeaconList = { beacons: items.map(publicBeacon), next_cursor: next === null ? null : Buffer.from(next).toString('base64url') };
       return { status: 200, body: out };
     }],
@@ -107,14 +106,6 @@ function checkImportType(ex: Exchange): void {
 
 const notFound = (id: string) => new DwellError('not_found', `no beacon ${JSON.stringify(id)} in this app (never created, or deleted)`);
 
-function limitIn(raw: string | null): number {
-  if (raw === null || raw === '') return LIMIT_DEFAULT;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > LIMIT_MAX) {
-    throw new DwellError('invalid_request', `limit is an integer from 1 to ${LIMIT_MAX}, got ${JSON.stringify(raw)}`, '/limit');
-  }
-  return n;
-}
 
 function cursorIn(raw: string | null): string | undefined {
   if (raw === null || raw === '') return undefined;

@@ -5,28 +5,18 @@
  * `major` or `minor` is refused, and a beacon keeps at least one of `venue_id` and `location`.
  * Whether `venue_id` names a venue of the served store is the routes' check (they hold the store).
  */
-import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
+import { checkSchema, show } from '../schemas/check.js';
 import {
   BeaconLocation, BeaconPart, BeaconUuid, CreateBeacon, UpdateBeacon,
   type BeaconInput, type BeaconPatch,
 } from '../schemas/beacon.js';
 
-const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
-
-function check<T>(schema: TSchema, value: unknown, prefix = ''): T {
-  let c = compiled.get(schema);
-  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)));
-  const first = c.Check(value) ? undefined : c.Errors(value).First();
-  if (first) {
-    const at = prefix + first.path;
-    const name = at.slice(at.lastIndexOf('/') + 1) || 'body';
-    const what = name === 'uuid' && first.message.includes('match') ? 'expected a UUID of 36 characters, 8-4-4-4-12 hex digits' : first.message.toLowerCase();
-    throw invalid(at, `${name}: ${what}, got ${show(first.value)}`);
-  }
-  return value as T;
-}
+/** TypeBox's pattern message for a uuid says nothing a reader can use. */
+const expected = (name: string, message: string) =>
+  name === 'uuid' && message.includes('match') ? 'expected a UUID of 36 characters, 8-4-4-4-12 hex digits' : message.toLowerCase();
+const check = <T>(schema: TSchema, value: unknown, prefix = ''): T => checkSchema<T>(schema, value, prefix, expected);
 
 type Body = Record<string, unknown>;
 
@@ -78,8 +68,3 @@ function object(body: unknown): Body {
 const blank = (v: unknown) => v === null || v === '';
 const optional = (v: string | null | undefined) => (v === undefined || v === null || v === '' ? null : v);
 
-export function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const s = JSON.stringify(value);
-  return s === undefined ? String(value) : s.length > 60 ? s.slice(0, 57) + '...' : s;
-}

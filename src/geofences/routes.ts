@@ -4,6 +4,7 @@
  * otherwise), and a geofence of another app is simply not found (404), never revealed.
  */
 import { DwellError } from '../errors.js';
+import { pageLimit } from '../http/page-limit.js';
 import type { AppRecord } from '../schemas/app.js';
 import type { GeofenceList, GeofenceRecord, StoredGeofence } from '../schemas/geofence.js';
 import type { RawBody } from '../http/body.js';
@@ -28,8 +29,6 @@ export interface GeofenceApi {
 export interface GeofenceDeps { store: GeofenceApi }
 
 const BASE = '/v2/apps/:app_key/geofences';
-const LIMIT_DEFAULT = 100;
-const LIMIT_MAX = 1000;
 
 export function geofenceRoutes({ store }: GeofenceDeps): Array<[string, string, GeofenceHandler]> {
   return [
@@ -55,7 +54,7 @@ export function geofenceRoutes({ store }: GeofenceDeps): Array<[string, string, 
       bound(p, app);
       const q = new URLSearchParams(ex.query);
       const tag = q.get('tag') || undefined;
-      const { items, next } = await store.list(app.app_key, { tag, after: cursorIn(q.get('cursor')), limit: limitIn(q.get('limit')) });
+      const { items, next } = await store.list(app.app_key, { tag, after: cursorIn(q.get('cursor')), limit: pageLimit(q.get('limit')) });
       const out: GeofenceList = { geofences: items.map(publicGeofence), next_cursor: next === null ? null : cursorOut(next) };
       return { status: 200, body: out };
     }],
@@ -84,14 +83,6 @@ export function bound(p: Record<string, string>, app: AppRecord): void {
 const notFound = (id: string) => new DwellError('not_found', `no geofence ${JSON.stringify(id)} in this app (never created, deleted, or expired)`);
 
 
-function limitIn(raw: string | null): number {
-  if (raw === null || raw === '') return LIMIT_DEFAULT;
-  const n = Number(raw);
-  if (!/^\d+$/.test(raw) || n < 1 || n > LIMIT_MAX) {
-    throw new DwellError('invalid_request', `limit is an integer from 1 to ${LIMIT_MAX}, got ${JSON.stringify(raw)}`, '/limit');
-  }
-  return n;
-}
 
 /** Opaque to callers: the last id of the previous page, base64url. */
 const cursorOut = (id: string) => Buffer.from(id).toString('base64url');

@@ -3,36 +3,22 @@
  * the geometry rules. A blank (`""` or null) optional field reads as "no value"; a blank
  * `location` or `ttl` is refused, since a geofence cannot be without either.
  */
-import { TypeCompiler } from '@sinclair/typebox/compiler';
-import type { TSchema } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
+import { checkSchema, show } from '../schemas/check.js';
 import {
   Circle, CreateGeofence, LIMITS, Polygon, Ttl, UpdateGeofence,
   type GeofenceInput, type GeofencePatch, type Location,
 } from '../schemas/geofence.js';
 import { preparePolygon } from './geometry.js';
 
-const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
-
-function check<T>(schema: TSchema, value: unknown, prefix = ''): T {
-  let c = compiled.get(schema);
-  if (!c) compiled.set(schema, (c = TypeCompiler.Compile(schema)));
-  const first = c.Check(value) ? undefined : c.Errors(value).First();
-  if (first) {
-    const at = prefix + first.path;
-    throw invalid(at, `${at.slice(at.lastIndexOf('/') + 1) || 'body'}: ${first.message.toLowerCase()}, got ${show(first.value)}`);
-  }
-  return value as T;
-}
-
 export function validateCreate(body: unknown): GeofenceInput {
-  const b = check<{ tag?: string | null; location: unknown; ttl: number; push_text?: string | null }>(CreateGeofence, object(body));
+  const b = checkSchema<{ tag?: string | null; location: unknown; ttl: number; push_text?: string | null }>(CreateGeofence, object(body));
   if (!('location' in b)) throw invalid('/location', 'location is required: a circle {lat, long, radius} or a polygon {polygon: [{lat, long}, …]}');
   return { tag: optional(b.tag), location: location(b.location), ttl: b.ttl, push_text: optional(b.push_text) };
 }
 
 export function validateUpdate(body: unknown): GeofencePatch {
-  const b = check<{ tag?: string | null; location?: unknown; ttl?: unknown; push_text?: string | null }>(UpdateGeofence, object(body));
+  const b = checkSchema<{ tag?: string | null; location?: unknown; ttl?: unknown; push_text?: string | null }>(UpdateGeofence, object(body));
   const patch: GeofencePatch = {};
   if ('tag' in b) patch.tag = optional(b.tag);
   if ('push_text' in b) patch.push_text = optional(b.push_text);
@@ -42,7 +28,7 @@ export function validateUpdate(body: unknown): GeofencePatch {
   }
   if ('ttl' in b) {
     if (blank(b.ttl)) throw invalid('/ttl', `ttl cannot be blank: send seconds (0 = never expires), or leave it out to keep the current one; got ${show(b.ttl)}`);
-    patch.ttl = check<number>(Ttl, b.ttl, '/ttl');
+    patch.ttl = checkSchema<number>(Ttl, b.ttl, '/ttl');
   }
   return patch;
 }
@@ -54,11 +40,11 @@ export function location(loc: unknown): Location {
   }
   if ('polygon' in loc) {
     if ('radius' in loc) throw invalid('/location', 'location is a circle (lat, long, radius) or a polygon, not both');
-    const p = check<Polygon>(Polygon, loc, '/location');
+    const p = checkSchema<Polygon>(Polygon, loc, '/location');
     preparePolygon(p.polygon, '/location/polygon');
     return { polygon: p.polygon.map((v) => ({ lat: v.lat, long: v.long })) };
   }
-  const c = check<Circle>(Circle, loc, '/location');
+  const c = checkSchema<Circle>(Circle, loc, '/location');
   return { lat: c.lat, long: c.long, radius: c.radius };
 }
 
@@ -72,10 +58,5 @@ function object(body: unknown): Record<string, unknown> {
 const blank = (v: unknown) => v === null || v === '';
 const optional = (v: string | null | undefined) => (v === undefined || v === null || v === '' ? null : v);
 
-function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
-  const s = JSON.stringify(value);
-  return s === undefined ? String(value) : s.length > 60 ? s.slice(0, 57) + '...' : s;
-}
 
 export { LIMITS };
