@@ -11,13 +11,13 @@
  *
  *   node dist/bench/cluster-delivery.js [--backlog N] [--apps N] [--concurrency N] [--no-doc]
  */
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { atExit } from './lib/child.js';
+import { startTriggerReceiver } from './lib/trigger-receiver.js';
 import { fmtInt, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { AppRegistry } from '../src/apps/registry.js';
@@ -34,27 +34,6 @@ const { values: argv } = parseArgs({
 });
 const opts = { backlog: Number(argv.backlog), apps: Number(argv.apps), concurrency: Number(argv.concurrency) };
 const log = (s: string) => process.stderr.write(s + '\n');
-
-/** Counts distinct X-Trigger-Ids, in a child process so its CPU is not the sender's. */
-async function childReceiver() {
-  const code = `import http from 'node:http';
-    const seen = new Set(); let attempts = 0;
-    const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
-      req.on('data', () => {});
-      req.on('end', () => { attempts++; seen.add(req.headers['x-trigger-id']); res.writeHead(200).end(); });
-    });
-    server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
-    setInterval(() => process.send({ first: seen.size, attempts }), 20);
-    process.on('disconnect', () => process.exit(0));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  atExit(() => child.kill('SIGKILL'));
-  const state = { first: 0, attempts: 0 };
-  const port = await new Promise<number>((resolve, reject) => {
-    child.on('message', (m: { port?: number; first?: number; attempts?: number }) => (m.port ? resolve(m.port) : Object.assign(state, m)));
-    child.once('exit', (c) => reject(new Error(`receiver exited with ${c}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/hook`, state, close: () => child.kill() };
-}
 
 function trigger(app: string, i: number): Trigger {
   const venue = { id: 'osm:n1', name: 'Café de Paris', category: 'Food', sub_category: 'Café', probability: 0.6 };
@@ -73,7 +52,7 @@ function trigger(app: string, i: number): Trigger {
 interface Run { engine: string; triggers: number; enqueuePerS: number; enqueueP99Ms: number; drainS: number; perS: number; attempts: number }
 
 async function run(engine: string, state: StateTarget): Promise<Run> {
-  const sink = await childReceiver();
+  const sink = await startTriggerReceiver();
   const dataDir = mkdtempSync(path.join(tmpdir(), 'dwell-bench-cluster-'));
   const registry = new AppRegistry(dataDir, { secretGraceS: 0, allowPrivate: true });
   const outbox = await openOutbox(state, dataDir, { consume: false });

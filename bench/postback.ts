@@ -16,7 +16,6 @@
  *   node dist/bench/postback.js [--rate N] [--duration S] [--backlog N] [--apps N] [--repeat N] [--quick] [--phase both|latency|throughput] [--no-doc]
  */
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
@@ -27,6 +26,7 @@ import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { atExit, freePort, spawnService, waitFor200 } from './lib/child.js';
+import { startTriggerReceiver } from './lib/trigger-receiver.js';
 import { cpuMeter, processCpuSeconds } from './lib/cpu.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { openLoop } from './lib/load.js';
@@ -148,34 +148,10 @@ async function latencyPhase(): Promise<LatencyRun> {
   }
 }
 
-/** The drain's receiver, in a child process so that its CPU is not counted as the sender's. */
-async function childReceiver() {
-  const code = `import http from 'node:http';
-    const seen = new Set(); let attempts = 0;
-    const server = http.createServer({ keepAliveTimeout: 60_000 }, (req, res) => {
-      req.on('data', () => {});
-      req.on('end', () => { attempts++; seen.add(req.headers['x-trigger-id']); res.writeHead(200).end(); });
-    });
-    server.listen(0, '127.0.0.1', () => process.send({ port: server.address().port }));
-    setInterval(() => process.send({ first: seen.size, attempts }), 20);
-    process.on('disconnect', () => process.exit(0));`;
-  const child = spawn(process.execPath, ['--input-type=module', '-e', code], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'] });
-  atExit(() => child.kill('SIGKILL'));
-  const state = { first: 0, attempts: 0 };
-  const port = await new Promise<number>((resolve, reject) => {
-    child.on('message', (m: { port?: number; first?: number; attempts?: number }) => {
-      if (m.port) resolve(m.port);
-      else Object.assign(state, m);
-    });
-    child.once('exit', (c) => reject(new Error(`receiver exited with ${c}`)));
-  });
-  return { url: `http://127.0.0.1:${port}/hook`, state, pid: child.pid!, close: () => child.kill() };
-}
-
 interface ThroughputRun { apps: number; triggers: number; seconds: number; perSecond: number; attempts: number; cpu: number; senderUs: number; receiverUs: number }
 
 async function throughputPhase(samples: Trigger[], apps: number): Promise<ThroughputRun> {
-  const sink = await childReceiver();
+  const sink = await startTriggerReceiver();
   const dataDir = tmp('dwell-pb-drain-');
   const registry = new AppRegistry(dataDir, { secretGraceS: 0, allowPrivate: true });
   const outbox = new Outbox(dataDir);
