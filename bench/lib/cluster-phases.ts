@@ -1,0 +1,168 @@
+/**
+ * bench:cluster's phases on one setup (embedded, or N nodes on one nats-server): the NATS writes
+ * of new and of returning users, a warm-up, closed-loop peaks and open-loop phases at a share of
+ * the median peak, each measured on the client (LoadResult), in the processes (CPU of every
+ * node, of its event-loop thread, of the nats-server) and in the nats-server's own counters.
+ */
+import { availableParallelism } from 'node:os';
+import type { Pool } from 'undici';
+import { cpuMeter } from './cpu.js';
+import { threadMeter } from './thread-cpu.js';
+import { closedLoop, openLoop, type LoadResult, type Send } from './load.js';
+import { alternate, makeSender, newPool, postDetect, type ErrorSamples, type Target } from './detect-sender.js';
+import { natsMeter, type NatsTraffic } from './nats-monitor.js';
+import { structuredRequest } from './detect-requests.js';
+import { prepareBody, type BodyPool } from './signing.js';
+import { median } from './stats.js';
+import { fmtInt, fmtMs } from './table.js';
+import type { DwellNode } from './dwell-node.js';
+
+export interface Rig {
+  name: string;
+  nodes: DwellNode[];
+  target: Target;
+  /** The setup's nats-server, absent for the embedded setup. */
+  nats?: { monitorUrl: string; pid: number | undefined };
+}
+
+export interface Phase {
+  result: LoadResult;
+  /** Cores' worth used over the phase: all nodes together, their event-loop threads, the nats-server, the client, the rest of the machine. */
+  nodeCores: number;
+  mainCpuS: number;
+  natsCores: number;
+  clientCores: number;
+  otherCores: number;
+  nats?: NatsTraffic;
+}
+
+export interface SampleRun { requests: number; ok: number; nats: NatsTraffic }
+
+export interface SetupRun {
+  name: string;
+  nodes: number;
+  peaks: Phase[];
+  opens: Phase[];
+  /** NATS traffic of the first request of new users, and of the same users' next request. */
+  newUsers?: SampleRun;
+  returning?: SampleRun;
+  errors: ErrorSamples;
+}
+
+export interface PhaseOptions {
+  seconds: number;
+  rounds: number;
+  warmup: number;
+  concurrency: number;
+  usersSample: number;
+  seed: number;
+  openFraction?: number;
+  log: (line: string) => void;
+}
+
+async function measure(rig: Rig, run: () => Promise<LoadResult>): Promise<Phase> {
+  const pids = Object.fromEntries(rig.nodes.map((n) => [n.name, n.proc.pid!]));
+  if (rig.nats?.pid) pids['nats-server'] = rig.nats.pid;
+  const cpu = cpuMeter(pids);
+  const threads = rig.nodes.map((n) => threadMeter(n.proc.pid!));
+  const nats = rig.nats ? await natsMeter(rig.nats.monitorUrl, rig.nats.pid) : null;
+  const result = await run();
+  const traffic = await nats?.end();
+  const c = cpu.end();
+  const nodeCores = rig.nodes.reduce((a, n) => a + c.processes[n.name], 0);
+  return {
+    result, nodeCores, mainCpuS: threads.reduce((a, t) => a + t.end(0).main, 0),
+    natsCores: c.processes['nats-server'] ?? 0, clientCores: c.self, otherCores: c.others, nats: traffic,
+  };
+}
+
+const perReq = (cores: number, rps: number) => (rps > 0 ? (cores * 1000) / rps : NaN);
+
+function describe(p: Phase): string {
+  const r = p.result;
+  const n = Math.max(1, r.ok + r.errors);
+  return `${fmtInt(r.rps)} req/s` + (r.targetRps ? ` (asked ${fmtInt(r.targetRps)})` : '') +
+    `, p50 ${fmtMs(r.latency.p50)} ms, p99 ${fmtMs(r.latency.p99)} ms, max ${fmtMs(r.latency.max)} ms, errors ${r.errors}` +
+    (r.errors ? ' ' + JSON.stringify(r.errorsBy) : '') +
+    `; CPU ms/req: nodes ${fmtMs(perReq(p.nodeCores, r.rps))}, nats ${fmtMs(perReq(p.natsCores, r.rps))}; ` +
+    `cores: client ${p.clientCores.toFixed(2)}, others ${p.otherCores.toFixed(2)} of ${availableParallelism()}` +
+    (p.nats ? `; NATS per req: ${(p.nats.inMsgs / n).toFixed(1)} msgs / ${fmtInt(p.nats.inBytes / n)} B in, ${(p.nats.outMsgs / n).toFixed(1)} msgs / ${fmtInt(p.nats.outBytes / n)} B out` : '');
+}
+
+/** `count` requests, `width` at a time, alternated over the nodes' pools; answers the 2xx count. */
+async function sendAll(send: Send, count: number, width: number): Promise<number> {
+  let next = 0;
+  let ok = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < count) {
+      next++;
+      const s = await send();
+      if (s >= 200 && s < 300) ok++;
+    }
+  }));
+  return ok;
+}
+
+/**
+ * New users' first requests, then the same users' next requests (a later day), counted at the
+ * nats-server. The users (ids from 1,000,000 up) are none of the mix's 500, on a fresh app.
+ */
+async function usersSample(rig: Rig, pools: Pool[], o: PhaseOptions, errors: ErrorSamples): Promise<{ newUsers: SampleRun; returning: SampleRun }> {
+  const users = 2_000_000;
+  const pass = async (base: number): Promise<SampleRun> => {
+    const prepared = Array.from({ length: o.usersSample }, (_, k) => prepareBody(structuredRequest(o.seed, base + k, { users })));
+    let i = 0;
+    const send = alternate(pools.map((pool) => () => postDetect(pool, rig.target, prepared[i++], errors)));
+    const meter = await natsMeter(rig.nats!.monitorUrl, rig.nats!.pid);
+    const ok = await sendAll(send, prepared.length, 8);
+    return { requests: prepared.length, ok, nats: await meter.end() };
+  };
+  const newUsers = await pass(1_000_000);
+  const returning = await pass(3_000_000);
+  return { newUsers, returning };
+}
+
+export async function runSetup(rig: Rig, bodies: BodyPool, o: PhaseOptions): Promise<SetupRun> {
+  const tag = `[${rig.name}]`;
+  const errors: ErrorSamples = new Map();
+  const per = Math.max(1, Math.round(o.concurrency / rig.nodes.length));
+  let pools = rig.nodes.map((n) => newPool(n.url, per));
+  const run: SetupRun = { name: rig.name, nodes: rig.nodes.length, peaks: [], opens: [], errors };
+  try {
+    if (rig.nats && o.usersSample > 0) {
+      o.log(`${tag} NATS writes of ${o.usersSample} new users, then of the same users returning…`);
+      Object.assign(run, await usersSample(rig, pools, o, errors));
+    }
+    const send = alternate(pools.map((p) => makeSender(p, rig.target, bodies, errors)));
+    if (o.warmup > 0) {
+      o.log(`${tag} warm-up ${o.warmup} s, ${o.concurrency} callers…`);
+      o.log(`${tag} warm-up: ${describe(await measure(rig, () => closedLoop({ concurrency: o.concurrency, durationMs: o.warmup * 1000, send })))}`);
+    }
+    for (let i = 1; i <= o.rounds; i++) {
+      o.log(`${tag} peak ${i}/${o.rounds}: closed loop, ${o.concurrency} callers over ${rig.nodes.length} node(s), ${o.seconds} s…`);
+      const p = await measure(rig, () => closedLoop({ concurrency: o.concurrency, durationMs: o.seconds * 1000, send }));
+      run.peaks.push(p);
+      o.log(`${tag} peak ${i}/${o.rounds}: ${describe(p)}`);
+    }
+    const fraction = o.openFraction ?? 0.7;
+    const rate = fraction * median(run.peaks.map((p) => p.result.rps));
+    if (!(rate >= 1)) {
+      o.log(`${tag} no open-loop phase: the peak rate is too low (${rate})`);
+      return run;
+    }
+    await Promise.all(pools.map((p) => p.close()));
+    pools = rig.nodes.map((n) => newPool(n.url, Math.max(32, per * 2)));
+    const openSend = alternate(pools.map((p) => makeSender(p, rig.target, bodies, errors)));
+    // A short settle at the rate first: the phase starts from a steady state, not the peak's backlog.
+    await openLoop({ rate, durationMs: Math.min(2000, o.seconds * 500), send: openSend });
+    for (let i = 1; i <= o.rounds; i++) {
+      o.log(`${tag} open loop ${i}/${o.rounds} at ${Math.round(fraction * 100)}% of peak: ${fmtInt(rate)} req/s for ${o.seconds} s…`);
+      const p = await measure(rig, () => openLoop({ rate, durationMs: o.seconds * 1000, send: openSend }));
+      run.opens.push(p);
+      o.log(`${tag} open loop ${i}/${o.rounds}: ${describe(p)}`);
+    }
+    return run;
+  } finally {
+    await Promise.all(pools.map((p) => p.destroy().catch(() => {})));
+  }
+}
