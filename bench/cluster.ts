@@ -93,10 +93,14 @@ if (unknown.length || !opts.setups.length) {
 const log = (line: string) => process.stderr.write(line + '\n');
 const SEED = 1;
 
-const t0 = Date.now();
-const bodies = new BodyPool((n) => prepareBody(structuredRequest(SEED, n)), 2000);
-log(`prepared ${bodies.size} request bodies in ${Date.now() - t0} ms (bench:http's mix: 3 events × 10 fixes, 500 users, ` +
-  `${(bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip)`);
+/** bench:http's bodies, made afresh for each setup: every setup starts on its app with the same sequence. */
+function makeBodies(): BodyPool {
+  const t0 = Date.now();
+  const bodies = new BodyPool((n) => prepareBody(structuredRequest(SEED, n)), 2000);
+  log(`prepared ${bodies.size} request bodies in ${Date.now() - t0} ms (bench:http's mix: 3 events × 10 fixes, 500 users, ` +
+    `${(bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip)`);
+  return bodies;
+}
 
 /** A NATS server of the setup's own, monitoring on, with the bundled store published to it. */
 async function freshNats(): Promise<NatsCluster> {
@@ -154,7 +158,9 @@ async function main(): Promise<void> {
   log(`bench:cluster — ${opts.setups.join(', ')}; ${opts.rounds} × ${opts.seconds} s peak and open-loop phases after ${opts.warmup} s warm-up, ` +
     `concurrency ${opts.concurrency}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const runs: SetupRun[] = [];
+  let bodies = makeBodies();
   for (const name of opts.setups) {
+    if (runs.length) bodies = makeBodies();
     const { rig, down } = await setUp(name);
     try {
       runs.push(await runSetup(rig, bodies, { ...opts, seed: SEED, log }));

@@ -5,6 +5,7 @@
  * node, of its event-loop thread, of the nats-server) and in the nats-server's own counters.
  */
 import { availableParallelism } from 'node:os';
+import { performance } from 'node:perf_hooks';
 import type { Pool } from 'undici';
 import { cpuMeter } from './cpu.js';
 import { threadMeter } from './thread-cpu.js';
@@ -13,7 +14,7 @@ import { alternate, makeSender, newPool, postDetect, type ErrorSamples, type Tar
 import { natsMeter, type NatsTraffic } from './nats-monitor.js';
 import { structuredRequest } from './detect-requests.js';
 import { prepareBody, type BodyPool } from './signing.js';
-import { median } from './stats.js';
+import { median, Samples } from './stats.js';
 import { fmtInt, fmtMs } from './table.js';
 import type { DwellNode } from './dwell-node.js';
 
@@ -36,14 +37,17 @@ export interface Phase {
   nats?: NatsTraffic;
 }
 
-export interface SampleRun { requests: number; ok: number; nats: NatsTraffic }
+/** A sample of requests sent `SAMPLE_WIDTH` at a time: what each costs the node and NATS. */
+export type SampleRun = Phase;
+
+const SAMPLE_WIDTH = 8;
 
 export interface SetupRun {
   name: string;
   nodes: number;
   peaks: Phase[];
   opens: Phase[];
-  /** NATS traffic of the first request of new users, and of the same users' next request. */
+  /** The first request of new users, and the same users' next request (visits new to the app). */
   newUsers?: SampleRun;
   returning?: SampleRun;
   errors: ErrorSamples;
@@ -89,36 +93,45 @@ function describe(p: Phase): string {
     (p.nats ? `; NATS per req: ${(p.nats.inMsgs / n).toFixed(1)} msgs / ${fmtInt(p.nats.inBytes / n)} B in, ${(p.nats.outMsgs / n).toFixed(1)} msgs / ${fmtInt(p.nats.outBytes / n)} B out` : '');
 }
 
-/** `count` requests, `width` at a time, alternated over the nodes' pools; answers the 2xx count. */
-async function sendAll(send: Send, count: number, width: number): Promise<number> {
+/** Sends every request of `sends`, `width` at a time: a LoadResult like the loops' own. */
+async function sendAll(sends: Send[], width: number): Promise<LoadResult> {
+  const latencies = new Samples();
+  const errorsBy: Record<string, number> = {};
   let next = 0;
   let ok = 0;
+  const start = performance.now();
   await Promise.all(Array.from({ length: width }, async () => {
-    while (next < count) {
-      next++;
-      const s = await send();
+    while (next < sends.length) {
+      const t = performance.now();
+      const s = await sends[next++]();
+      latencies.add(performance.now() - t);
       if (s >= 200 && s < 300) ok++;
+      else errorsBy[s] = (errorsBy[s] ?? 0) + 1;
     }
   }));
-  return ok;
+  const seconds = (performance.now() - start) / 1000;
+  return { kind: 'closed', seconds, sent: sends.length, ok, errors: sends.length - ok, errorsBy, rps: ok / seconds, latency: latencies.summary() };
 }
 
 /**
- * New users' first requests, then the same users' next requests (a later day), counted at the
- * nats-server. The users (ids from 1,000,000 up) are none of the mix's 500, on a fresh app.
+ * New users' first requests, then the same users' next requests (a later day): visits the app
+ * has not seen, unlike the mix's after its first pass. Users from 1,000,000 up, none of the
+ * mix's 500, on a fresh app, alternated over the nodes.
  */
 async function usersSample(rig: Rig, pools: Pool[], o: PhaseOptions, errors: ErrorSamples): Promise<{ newUsers: SampleRun; returning: SampleRun }> {
   const users = 2_000_000;
-  const pass = async (base: number): Promise<SampleRun> => {
-    const prepared = Array.from({ length: o.usersSample }, (_, k) => prepareBody(structuredRequest(o.seed, base + k, { users })));
-    let i = 0;
-    const send = alternate(pools.map((pool) => () => postDetect(pool, rig.target, prepared[i++], errors)));
-    const meter = await natsMeter(rig.nats!.monitorUrl, rig.nats!.pid);
-    const ok = await sendAll(send, prepared.length, 8);
-    return { requests: prepared.length, ok, nats: await meter.end() };
+  const pass = (base: number): Promise<SampleRun> => {
+    const sends = Array.from({ length: o.usersSample }, (_, k) => {
+      const body = prepareBody(structuredRequest(o.seed, base + k, { users }));
+      const pool = pools[k % pools.length];
+      return () => postDetect(pool, rig.target, body, errors);
+    });
+    return measure(rig, () => sendAll(sends, SAMPLE_WIDTH));
   };
   const newUsers = await pass(1_000_000);
+  o.log(`[${rig.name}] new users: ${describe(newUsers)}`);
   const returning = await pass(3_000_000);
+  o.log(`[${rig.name}] returning users: ${describe(returning)}`);
   return { newUsers, returning };
 }
 
@@ -129,14 +142,20 @@ export async function runSetup(rig: Rig, bodies: BodyPool, o: PhaseOptions): Pro
   let pools = rig.nodes.map((n) => newPool(n.url, per));
   const run: SetupRun = { name: rig.name, nodes: rig.nodes.length, peaks: [], opens: [], errors };
   try {
-    if (rig.nats && o.usersSample > 0) {
-      o.log(`${tag} NATS writes of ${o.usersSample} new users, then of the same users returning…`);
+    if (o.usersSample > 0) {
+      o.log(`${tag} ${o.usersSample} requests of new users, then of the same users returning, ${SAMPLE_WIDTH} at a time…`);
       Object.assign(run, await usersSample(rig, pools, o, errors));
     }
     const send = alternate(pools.map((p) => makeSender(p, rig.target, bodies, errors)));
-    if (o.warmup > 0) {
-      o.log(`${tag} warm-up ${o.warmup} s, ${o.concurrency} callers…`);
-      o.log(`${tag} warm-up: ${describe(await measure(rig, () => closedLoop({ concurrency: o.concurrency, durationMs: o.warmup * 1000, send })))}`);
+    // Warm-up: at least one pass over the bodies, so the peaks measure bench:http's steady state
+    // (its visits already known to the app) whatever the setup's rate; at most two minutes.
+    const warmEnd = performance.now() + 120_000;
+    let warmed = 0;
+    for (let i = 1; o.warmup > 0 && (i === 1 || (warmed < bodies.size && performance.now() < warmEnd)); i++) {
+      o.log(`${tag} warm-up ${i}: ${o.warmup} s, ${o.concurrency} callers (${fmtInt(warmed)} of ${fmtInt(bodies.size)} bodies sent)…`);
+      const w = await measure(rig, () => closedLoop({ concurrency: o.concurrency, durationMs: o.warmup * 1000, send }));
+      warmed += w.result.sent;
+      o.log(`${tag} warm-up ${i}: ${describe(w)}`);
     }
     for (let i = 1; i <= o.rounds; i++) {
       o.log(`${tag} peak ${i}/${o.rounds}: closed loop, ${o.concurrency} callers over ${rig.nodes.length} node(s), ${o.seconds} s…`);

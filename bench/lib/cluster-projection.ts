@@ -76,30 +76,31 @@ export function fleetFor(rate: number, c: MeasuredCosts, a: FleetAssumptions = D
 
 const orDash = (n: number) => (Number.isFinite(n) ? String(n) : '–');
 
-export function projectionTable(rates: readonly number[], c: MeasuredCosts, a: FleetAssumptions = DEFAULT_FLEET): string {
-  const rows = rates.map((r) => fleetFor(r, c, a)).map((f) => [
-    fmtInt(f.rate), fmtInt(f.perNode), orDash(f.nodes), orDash(f.natsByCpu), orDash(f.natsByNet), orDash(f.natsByDisk), `**${orDash(f.nats)}**`,
-  ]);
+export function projectionTable(rates: readonly number[], sets: ReadonlyArray<[string, MeasuredCosts]>, a: FleetAssumptions = DEFAULT_FLEET): string {
+  const rows = sets.flatMap(([label, c]) => rates.map((r) => fleetFor(r, c, a)).map((f) => [
+    label, fmtInt(f.rate), fmtInt(f.perNode), orDash(f.nodes), orDash(f.natsByCpu), orDash(f.natsByNet), orDash(f.natsByDisk), `**${orDash(f.nats)}**`,
+  ]));
   return markdownTable(
-    ['req/s', 'req/s per node', `Dwell nodes (${a.nodeCores} cores)`, 'NATS servers by CPU', 'by network', 'by disk', 'NATS servers'],
-    rows, ['right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ['costs', 'req/s', 'req/s per node', `Dwell nodes (${a.nodeCores} cores)`, 'NATS servers by CPU', 'by network', 'by disk', 'NATS servers'],
+    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
 }
 
-export function assumptionLines(c: MeasuredCosts, a: FleetAssumptions = DEFAULT_FLEET): string[] {
-  const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(3) : '–');
-  const kb = (x: number) => (Number.isFinite(x) ? (x / 1024).toFixed(2) : '–');
+export function assumptionLines(sets: ReadonlyArray<[string, MeasuredCosts]>, a: FleetAssumptions = DEFAULT_FLEET): string[] {
+  const ms = (x: number) => (Number.isFinite(x) ? x.toFixed(2) : '–');
+  const kb = (x: number) => (Number.isFinite(x) ? (x / 1024).toFixed(1) : '–');
   return [
-    `- Measured here (one-node cluster, open loop at 70 % of its peak, median of the rounds): a node spends ${ms(c.nodeCpuMs)} CPU ms per request, ` +
+    ...sets.map(([label, c]) => `- ${label}, medians measured here: a node spends ${ms(c.nodeCpuMs)} CPU ms per request, ` +
       `${ms(c.nodeMainMs)} of it on its event-loop thread; the nats-server (R1) ${ms(c.natsCpuMs)} CPU ms, ${kb(c.natsInBytes)} KiB in, ` +
-      `${kb(c.natsOutBytes)} KiB out and ${kb(c.natsDiskBytes)} KiB written to disk per request.`,
+      `${kb(c.natsOutBytes)} KiB out and ${kb(c.natsDiskBytes)} KiB written to disk per request.`),
     `- A node has ${a.nodeCores} cores used to ${Math.round(a.nodeUtilisation * 100)} % (where the p99 target is measured); CPU per request does not change with the core count ` +
       `(one detection worker per core); its event-loop thread, one per node, caps it at ${Math.round(a.nodeUtilisation * 100)} % of 1000 ÷ its ms per request.`,
     `- A NATS server has ${a.natsCores} cores used to ${Math.round(a.natsUtilisation * 100)} % (headroom to absorb a lost server's share). ` +
       `R${a.replicas}: the measured R1 server CPU, bytes in and disk bytes are counted ${a.replicas} times (every replica stores every write; reads and ` +
-      `watch deliveries counted ${a.replicas} times too, which overstates). At least ${a.natsMin} servers.`,
+      `watch deliveries are counted ${a.replicas} times too, which overstates). At least ${a.natsMin} servers.`,
     `- Network: ${fmtInt(a.natsNetBytesPerS / 2 ** 20)} MiB/s a server (half of a 10 Gbit/s NIC). Disk: ${fmtInt(a.natsDiskBytesPerS / 2 ** 20)} MiB/s a server ` +
       `(AWS EBS gp3 baseline throughput, AWS EBS documentation "General Purpose SSD volumes").`,
-    '- Not measured: a real three-server cluster\'s replication round trip (it adds to every write\'s latency, not to the counts), and more users than the mix\'s 500 (KV state grows with users, not per request).',
+    '- Not measured: a three-server cluster\'s replication round trip (it adds to every write\'s latency, not to the counts); watch deliveries grow with ' +
+      'nodes × detection threads (every thread follows the learned values), so the bytes from NATS per request grow with the fleet; KV state grows with users.',
   ];
 }

@@ -96,24 +96,24 @@ function natsMixTable(runs: SetupRun[]): string {
 function usersTable(runs: SetupRun[]): string {
   const rows: string[][] = [];
   const row = (name: string, who: string, s: SampleRun) => {
-    const n = Math.max(1, s.requests);
-    rows.push([name, who, `${s.ok}/${s.requests}`, dec(s.nats.inMsgs / n), fmtInt(s.nats.inBytes / n), dec(s.nats.outMsgs / n), fmtInt(s.nats.outBytes / n),
-      dec(s.nats.apiCalls / n, 2), storedText(s.nats, n)]);
+    const n = answered(s);
+    const t = s.nats;
+    rows.push([name, who, `${s.result.ok}/${s.result.sent}`, fmtInt(s.result.rps), fmtMs(s.result.latency.p50), fmtMs(cpuMs(s.nodeCores, s)), name === 'embedded' ? '–' : fmtMs(cpuMs(s.natsCores, s)),
+      t ? dec(t.inMsgs / n) : '–', t ? fmtInt(t.inBytes / n) : '–', t ? dec(t.outMsgs / n) : '–', t ? fmtInt(t.outBytes / n) : '–', t ? storedText(t, n) : '–']);
   };
   for (const r of runs) {
-    if (r.newUsers) row(r.name, 'new user (first request)', r.newUsers);
-    if (r.returning) row(r.name, 'returning user (next request)', r.returning);
+    if (r.newUsers) row(r.name, 'new user, first request', r.newUsers);
+    if (r.returning) row(r.name, 'same user, next request', r.returning);
   }
   return rows.length
-    ? markdownTable(['setup', 'request', '2xx', 'msgs to NATS', 'bytes to NATS', 'msgs from NATS', 'bytes from NATS', 'JetStream API calls', 'writes stored, by bucket'],
-      rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'left'])
+    ? markdownTable(['setup', 'request', '2xx', 'req/s', 'p50 ms', 'node CPU ms/req', 'nats-server CPU ms/req', 'msgs to NATS', 'bytes to NATS', 'msgs from NATS', 'bytes from NATS', 'writes stored, by bucket'],
+      rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'])
     : '';
 }
 
-function measuredCosts(r: SetupRun): MeasuredCosts {
-  const ps = r.opens.length ? r.opens : r.peaks;
+function costsOf(ps: Phase[]): MeasuredCosts {
   return {
-    nodeCpuMs: med(ps, (p) => cpuMs(p.nodeCores, p)) / 1,
+    nodeCpuMs: med(ps, (p) => cpuMs(p.nodeCores, p)),
     nodeMainMs: med(ps, (p) => (p.mainCpuS * 1000) / answered(p)),
     natsCpuMs: med(ps, (p) => cpuMs(p.natsCores, p)),
     natsInBytes: natsPer(ps, (t) => t.inBytes),
@@ -133,11 +133,16 @@ export function clusterReport(runs: SetupRun[], o: ReportOptions): string {
       'Msgs to NATS are what the nodes send: KV gets, puts and creates (each a request answered by the server: one round trip), watch flow control. ' +
       'Msgs from NATS include watch deliveries: every detection thread of every node follows the learned values and the fences.', '');
     out.push(natsMixTable(runs), '');
-    const u = usersTable(runs);
-    if (u) out.push(`What a request writes: ${o.usersSample} new users' first requests, then the same users' next requests (a later day), on a fresh app before any other load.`, '', u, '');
     const one = runs.find((r) => r.name === 'cluster-1') ?? runs.find((r) => r.name !== 'embedded')!;
-    const costs = measuredCosts(one);
-    out.push(`Projection from the ${one.name} costs:`, '', projectionTable([10_000, 100_000], costs), '', ...assumptionLines(costs), '');
+    const sets: Array<[string, MeasuredCosts]> = [[`bench:http mix at 70 % (${one.name})`, costsOf(one.opens.length ? one.opens : one.peaks)]];
+    const fresh = [one.newUsers, one.returning].filter((p): p is Phase => !!p);
+    if (fresh.length) sets.push([`new visits (${one.name})`, costsOf(fresh)]);
+    out.push('Projection from the measured costs per request:', '', projectionTable([10_000, 100_000], sets), '', ...assumptionLines(sets), '');
+  }
+  const u = usersTable(runs);
+  if (u) {
+    out.push(`What a request costs and writes when its visits are new to the app (the mix\'s are known after its first pass, which the warm-up covers): ` +
+      `${o.usersSample} new users\' first requests, then the same users\' next requests (a later day), on a fresh app before any other load, 8 in flight.`, '', u, '');
   }
   out.push(`Setup: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, nats-server from the distribution, one server, R1, ` +
     `JetStream on the local disk; the load client, the node(s) and the nats-server share the machine. Per setup: ${o.warmup} s warm-up, ${o.rounds} × ${o.seconds} s ` +
