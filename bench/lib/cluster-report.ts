@@ -133,19 +133,19 @@ export function clusterReport(runs: SetupRun[], o: ReportOptions): string {
       'Msgs to NATS are what the nodes send: KV gets, puts and creates (each a request answered by the server: one round trip), watch flow control. ' +
       'Msgs from NATS include watch deliveries: every detection thread of every node follows the learned values and the fences.', '');
     out.push(natsMixTable(runs), '');
+    const u = usersTable(runs);
+    if (u) {
+      out.push(`What a request costs and writes when its visits are new to the app (the mix's are known after its first pass, which the warm-up covers): ` +
+        `${o.usersSample} new users' first requests, then the same users' next requests (a later day), on a fresh app before any other load, 8 in flight.`, '', u, '');
+    }
     const one = runs.find((r) => r.name === 'cluster-1') ?? runs.find((r) => r.name !== 'embedded')!;
     const sets: Array<[string, MeasuredCosts]> = [[`bench:http mix at 70 % (${one.name})`, costsOf(one.opens.length ? one.opens : one.peaks)]];
     const fresh = [one.newUsers, one.returning].filter((p): p is Phase => !!p);
     if (fresh.length) sets.push([`new visits (${one.name})`, costsOf(fresh)]);
     out.push('Projection from the measured costs per request:', '', projectionTable([10_000, 100_000], sets), '', ...assumptionLines(sets), '');
   }
-  const u = usersTable(runs);
-  if (u) {
-    out.push(`What a request costs and writes when its visits are new to the app (the mix\'s are known after its first pass, which the warm-up covers): ` +
-      `${o.usersSample} new users\' first requests, then the same users\' next requests (a later day), on a fresh app before any other load, 8 in flight.`, '', u, '');
-  }
   out.push(`Setup: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, nats-server from the distribution, one server, R1, ` +
-    `JetStream on the local disk; the load client, the node(s) and the nats-server share the machine. Per setup: ${o.warmup} s warm-up, ${o.rounds} × ${o.seconds} s ` +
+    `JetStream on the local disk; the load client, the node(s) and the nats-server share the machine. Per setup: warm-up in ${o.warmup} s steps until one pass over the bodies, ${o.rounds} × ${o.seconds} s ` +
     `closed-loop peak (${o.concurrency} keep-alive connections split over the nodes, requests alternated between them), then ${o.rounds} × ${o.seconds} s open loop ` +
     `at 70 % of the median peak, latency from the scheduled send time. Bodies: bench:http's (${o.bodies.size} distinct, ${(o.bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip, 500 users). ` +
     `Load average at the end: ${loadavg().map((l) => l.toFixed(1)).join(' ')}.`);
