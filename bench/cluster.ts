@@ -45,6 +45,7 @@ const { values: argv } = parseArgs({
     quick: { type: 'boolean', default: false },
     setups: { type: 'string', default: SETUPS.join(',') },
     'users-sample': { type: 'string' },
+    'nats-servers': { type: 'string' },
     'no-doc': { type: 'boolean', default: false },
     help: { type: 'boolean', default: false },
   },
@@ -59,6 +60,7 @@ if (argv.help) {
   --concurrency N    closed-loop callers = keep-alive connections, split over a setup's nodes (default 48)
   --quick            a short smoke run
   --setups LIST      which of embedded,cluster-1,cluster-2 (default all three)
+  --nats-servers N   1 (default: one server, R1) or 3 (a routed cluster: buckets and streams R3, replication measured)
   --users-sample N   requests of new users, then of the same users returning, whose NATS writes are counted (default 300; --quick 100)
   --no-doc           do not write the results into docs/performance.md
 `);
@@ -82,6 +84,7 @@ const opts = {
   warmup: num('warmup', argv.warmup, quick ? 2 : 5, 0, 120),
   concurrency: Math.round(num('concurrency', argv.concurrency, 48, 2, 1024)),
   usersSample: Math.round(num('users-sample', argv['users-sample'], quick ? 100 : 300, 0, 100_000)),
+  natsServers: Math.round(num('nats-servers', argv['nats-servers'], 1, 1, 5)),
   setups: (argv.setups ?? '').split(',').map((s) => s.trim()).filter(Boolean) as SetupName[],
 };
 const unknown = opts.setups.filter((s) => !SETUPS.includes(s));
@@ -102,12 +105,12 @@ function makeBodies(): BodyPool {
   return bodies;
 }
 
-/** A NATS server of the setup's own, monitoring on, with the bundled store published to it. */
+/** NATS servers of the setup's own, monitoring on, with the bundled store published to them. */
 async function freshNats(): Promise<NatsCluster> {
-  const nats = await startNatsCluster(1, { monitor: true });
+  const nats = await startNatsCluster(opts.natsServers, { monitor: true });
   const venues = path.join(ROOT, 'data', 'monaco');
-  await publishStore([nats.urls], venues, readFileSync(path.join(venues, 'CURRENT'), 'utf8').trim(), true);
-  log(`[nats] ${nats.urls} (monitoring ${nats.nodes[0].monitorUrl}, pid ${nats.nodes[0].pid}), Monaco store published`);
+  await publishStore(nats.urls.split(','), venues, readFileSync(path.join(venues, 'CURRENT'), 'utf8').trim(), true);
+  log(`[nats] ${nats.nodes.map((n) => `${n.url} (monitoring ${n.monitorUrl}, pid ${n.pid})`).join(', ')}: Monaco store published`);
   return nats;
 }
 
@@ -145,7 +148,7 @@ async function setUp(name: SetupName): Promise<{ rig: Rig; down(): Promise<void>
       startDwellNode({ name: count > 1 ? `${name}/node${i + 1}` : name, state: nats ? nats.urls : 'lmdb', adminToken })))));
     log(`[${name}] ${count} node(s) ready in ${Date.now() - started} ms: ${nodes.map((n) => `${n.url} pid ${n.proc.pid}`).join(', ')}`);
     const target = await createSyncApp(nodes[0].url, adminToken);
-    const rig: Rig = { name, nodes, target, nats: nats ? { monitorUrl: nats.nodes[0].monitorUrl!, pid: nats.nodes[0].pid } : undefined };
+    const rig: Rig = { name, nodes, target, nats: nats?.nodes.map((n) => ({ monitorUrl: n.monitorUrl!, pid: n.pid })) };
     await appEverywhere(rig);
     return { rig, down };
   } catch (err) {
@@ -155,7 +158,7 @@ async function setUp(name: SetupName): Promise<{ rig: Rig; down(): Promise<void>
 }
 
 async function main(): Promise<void> {
-  log(`bench:cluster — ${opts.setups.join(', ')}; ${opts.rounds} × ${opts.seconds} s peak and open-loop phases after ${opts.warmup} s warm-up, ` +
+  log(`bench:cluster — ${opts.setups.join(', ')} (${opts.natsServers} nats-server${opts.natsServers > 1 ? 's' : ''}); ${opts.rounds} × ${opts.seconds} s peak and open-loop phases after ${opts.warmup} s warm-up, ` +
     `concurrency ${opts.concurrency}; load average ${loadavg().map((l) => l.toFixed(1)).join(' ')}`);
   const runs: SetupRun[] = [];
   let bodies = makeBodies();

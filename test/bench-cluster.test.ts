@@ -1,10 +1,10 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { DEFAULT_FLEET, fleetFor, projectionTable } from '../bench/lib/cluster-projection.js';
-import { bucketKind, natsMeter, storedPerRequest, trafficBetween, type NatsReading } from '../bench/lib/nats-monitor.js';
+import { bucketKind, natsMeter, storedPerRequest, sumTraffic, trafficBetween, type NatsReading } from '../bench/lib/nats-monitor.js';
 import { startNatsCluster } from './helpers/nats-server.js';
 
-const costs = { nodeCpuMs: 2, nodeMainMs: 0.5, natsCpuMs: 0.5, natsInBytes: 2048, natsOutBytes: 10_240, natsDiskBytes: 4096 };
+const costs = { measuredReplicas: 1, nodeCpuMs: 2, nodeMainMs: 0.5, natsCpuMs: 0.5, natsInBytes: 2048, natsOutBytes: 10_240, natsDiskBytes: 4096 };
 
 test('bench:cluster projection: nodes from CPU per request or the event loop, whichever binds; NATS servers from CPU, network and disk, at least three', () => {
   // 8 cores × 0.7 ÷ 2 ms = 2,800 req/s a node; the event loop allows 0.7 ÷ 0.5 ms = 1,400: the loop binds.
@@ -18,6 +18,8 @@ test('bench:cluster projection: nodes from CPU per request or the event loop, wh
   assert.equal(f.natsByDisk, 1);
   assert.equal(f.nats, 4);
   assert.equal(fleetFor(10, costs).nats, DEFAULT_FLEET.natsMin);
+  // Measured on three servers at R3: taken as it is, not tripled again.
+  assert.equal(fleetFor(10_000, { ...costs, measuredReplicas: 3, natsCpuMs: 1.5 }).natsByCpu, 4);
   const md = projectionTable([10_000], [['mix', costs]]);
   assert.match(md, /\| mix\s+\|\s+10,000 \|\s+1,400 \|\s+8 \|\s+4 \|\s+1 \|\s+1 \|\s+\*\*4\*\* \|/);
 });
@@ -28,6 +30,10 @@ test('bench:cluster NATS readings: differences over a phase, stored writes per r
   assert.deepEqual({ in: t.inMsgs, bytes: t.inBytes, out: t.outMsgs, disk: t.diskBytes }, { in: 20, bytes: 200, out: 40, disk: 2000 });
   assert.equal(bucketKind('KV_dwell-users-3'), 'dwell-users-*');
   assert.deepEqual(storedPerRequest(t, 5), [['dwell-users-*', 1], ['dwell-replay', 1], ['dwell-apps', 0.2]]);
+  // Three replicas of the same streams: traffic adds up, a write stored on each is one write.
+  const three = sumTraffic([t, t, t]);
+  assert.equal(three.inMsgs, 60);
+  assert.deepEqual(three.stored, t.stored);
 });
 
 test('bench:cluster NATS readings: a real nats-server with monitoring counts a KV write', async (t) => {
@@ -38,7 +44,7 @@ test('bench:cluster NATS readings: a real nats-server with monitoring counts a K
   const nc = await connect({ servers: nats.urls });
   t.after(() => nc.close());
   const kv = await new Kvm(nc).create('bench-probe', { history: 1 });
-  const meter = await natsMeter(nats.nodes[0].monitorUrl!, nats.nodes[0].pid);
+  const meter = await natsMeter([{ monitorUrl: nats.nodes[0].monitorUrl!, pid: nats.nodes[0].pid }]);
   await kv.put('a', 'hello');
   await kv.put('a', 'again');
   const traffic = await meter.end();

@@ -11,7 +11,7 @@ import { cpuMeter } from './cpu.js';
 import { threadMeter } from './thread-cpu.js';
 import { closedLoop, openLoop, type LoadResult, type Send } from './load.js';
 import { alternate, makeSender, newPool, postDetect, type ErrorSamples, type Target } from './detect-sender.js';
-import { natsMeter, type NatsTraffic } from './nats-monitor.js';
+import { natsMeter, type MonitoredServer, type NatsTraffic } from './nats-monitor.js';
 import { structuredRequest } from './detect-requests.js';
 import { prepareBody, type BodyPool } from './signing.js';
 import { median, Samples } from './stats.js';
@@ -22,8 +22,8 @@ export interface Rig {
   name: string;
   nodes: DwellNode[];
   target: Target;
-  /** The setup's nats-server, absent for the embedded setup. */
-  nats?: { monitorUrl: string; pid: number | undefined };
+  /** The setup's nats-servers, absent for the embedded setup. */
+  nats?: MonitoredServer[];
 }
 
 export interface Phase {
@@ -66,17 +66,18 @@ export interface PhaseOptions {
 
 async function measure(rig: Rig, run: () => Promise<LoadResult>): Promise<Phase> {
   const pids = Object.fromEntries(rig.nodes.map((n) => [n.name, n.proc.pid!]));
-  if (rig.nats?.pid) pids['nats-server'] = rig.nats.pid;
+  const natsNames = (rig.nats ?? []).map((s, i) => [`nats-server-${i}`, s.pid] as const);
+  for (const [name, pid] of natsNames) if (pid) pids[name] = pid;
   const cpu = cpuMeter(pids);
   const threads = rig.nodes.map((n) => threadMeter(n.proc.pid!));
-  const nats = rig.nats ? await natsMeter(rig.nats.monitorUrl, rig.nats.pid) : null;
+  const nats = rig.nats ? await natsMeter(rig.nats) : null;
   const result = await run();
   const traffic = await nats?.end();
   const c = cpu.end();
   const nodeCores = rig.nodes.reduce((a, n) => a + c.processes[n.name], 0);
   return {
     result, nodeCores, mainCpuS: threads.reduce((a, t) => a + t.end(0).main, 0),
-    natsCores: c.processes['nats-server'] ?? 0, clientCores: c.self, otherCores: c.others, nats: traffic,
+    natsCores: natsNames.reduce((a, [name]) => a + (c.processes[name] ?? 0), 0), clientCores: c.self, otherCores: c.others, nats: traffic,
   };
 }
 

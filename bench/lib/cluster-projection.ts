@@ -6,6 +6,8 @@
 import { fmtInt, markdownTable } from './table.js';
 
 export interface MeasuredCosts {
+  /** Replicas the NATS costs were measured with (their servers summed): 1, or 3 on a three-server cluster. */
+  measuredReplicas: number;
   /** CPU ms a node spends per request (all threads), and of it on its event-loop thread. */
   nodeCpuMs: number;
   nodeMainMs: number;
@@ -60,11 +62,13 @@ export function fleetFor(rate: number, c: MeasuredCosts, a: FleetAssumptions = D
   const byCores = (a.nodeCores * a.nodeUtilisation * 1000) / c.nodeCpuMs;
   const byMain = (a.nodeUtilisation * 1000) / c.nodeMainMs;
   const perNode = Math.min(byCores, byMain);
-  // R replicas: every server of a stream's group stores and acknowledges each write; reads and
-  // watch deliveries are served once, so multiplying all of the R1 cost by R overstates.
-  const natsCpuS = (rate * c.natsCpuMs * a.replicas) / 1000;
-  const netBytes = rate * (c.natsInBytes * a.replicas + c.natsOutBytes);
-  const diskBytes = rate * c.natsDiskBytes * a.replicas;
+  // Costs measured at R1 scaled to R replicas: every server of a stream's group stores and
+  // acknowledges each write; reads and watch deliveries are served once, so scaling all of the
+  // R1 cost overstates. Costs measured at R3 (summed over the servers) are taken as they are.
+  const k = a.replicas / c.measuredReplicas;
+  const natsCpuS = (rate * c.natsCpuMs * k) / 1000;
+  const netBytes = rate * (c.natsInBytes * k + c.natsOutBytes);
+  const diskBytes = rate * c.natsDiskBytes * k;
   const natsByCpu = Math.ceil(natsCpuS / (a.natsCores * a.natsUtilisation));
   const natsByNet = Math.ceil(netBytes / a.natsNetBytesPerS);
   const natsByDisk = Math.ceil(diskBytes / a.natsDiskBytesPerS);
@@ -91,13 +95,15 @@ export function assumptionLines(sets: ReadonlyArray<[string, MeasuredCosts]>, a:
   const kb = (x: number) => (Number.isFinite(x) ? (x / 1024).toFixed(1) : '–');
   return [
     ...sets.map(([label, c]) => `- ${label}, medians measured here: a node spends ${ms(c.nodeCpuMs)} CPU ms per request, ` +
-      `${ms(c.nodeMainMs)} of it on its event-loop thread; the nats-server (R1) ${ms(c.natsCpuMs)} CPU ms, ${kb(c.natsInBytes)} KiB in, ` +
+      `${ms(c.nodeMainMs)} of it on its event-loop thread; the NATS server${c.measuredReplicas > 1 ? `s together (R${c.measuredReplicas})` : ' (R1)'} ${ms(c.natsCpuMs)} CPU ms, ${kb(c.natsInBytes)} KiB in, ` +
       `${kb(c.natsOutBytes)} KiB out and ${kb(c.natsDiskBytes)} KiB written to disk per request.`),
     `- A node has ${a.nodeCores} cores used to ${Math.round(a.nodeUtilisation * 100)} % (where the p99 target is measured); CPU per request does not change with the core count ` +
       `(one detection worker per core); its event-loop thread, one per node, caps it at ${Math.round(a.nodeUtilisation * 100)} % of 1000 ÷ its ms per request.`,
     `- A NATS server has ${a.natsCores} cores used to ${Math.round(a.natsUtilisation * 100)} % (headroom to absorb a lost server's share). ` +
-      `R${a.replicas}: the measured R1 server CPU, bytes in and disk bytes are counted ${a.replicas} times (every replica stores every write; reads and ` +
-      `watch deliveries are counted ${a.replicas} times too, which overstates). At least ${a.natsMin} servers.`,
+      (sets.every(([, c]) => c.measuredReplicas === a.replicas)
+        ? `R${a.replicas} as measured. `
+        : `R${a.replicas}: costs measured at R1 have their server CPU, bytes in and disk bytes counted ${a.replicas} times (every replica stores every write; reads and ` +
+          `watch deliveries are counted ${a.replicas} times too, which overstates). `) + `At least ${a.natsMin} servers.`,
     `- Network: ${fmtInt(a.natsNetBytesPerS / 2 ** 20)} MiB/s a server (half of a 10 Gbit/s NIC). Disk: ${fmtInt(a.natsDiskBytesPerS / 2 ** 20)} MiB/s a server ` +
       `(AWS EBS gp3 baseline throughput, AWS EBS documentation "General Purpose SSD volumes").`,
     '- Not measured: a three-server cluster\'s replication round trip (it adds to every write\'s latency, not to the counts); watch deliveries grow with ' +

@@ -46,7 +46,7 @@ function mainTable(runs: SetupRun[]): string {
   });
   return markdownTable(
     ['setup', 'nodes', 'peak req/s, median (min–max)', '× embedded', 'at 70 %: req/s asked → served', 'p50 ms', 'p99 ms, median (min–max)', 'max ms', 'errors',
-      'node CPU ms/req, peak / 70 %', 'of it event loop, 70 %', 'nats-server CPU ms/req, peak / 70 %'],
+      'node CPU ms/req, peak / 70 %', 'of it event loop, 70 %', 'NATS CPU ms/req (all servers), peak / 70 %'],
     rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
 }
@@ -106,13 +106,17 @@ function usersTable(runs: SetupRun[]): string {
     if (r.returning) row(r.name, 'same user, next request', r.returning);
   }
   return rows.length
-    ? markdownTable(['setup', 'request', '2xx', 'req/s', 'p50 ms', 'node CPU ms/req', 'nats-server CPU ms/req', 'msgs to NATS', 'bytes to NATS', 'msgs from NATS', 'bytes from NATS', 'writes stored, by bucket'],
+    ? markdownTable(['setup', 'request', '2xx', 'req/s', 'p50 ms', 'node CPU ms/req', 'NATS CPU ms/req', 'msgs to NATS', 'bytes to NATS', 'msgs from NATS', 'bytes from NATS', 'writes stored, by bucket'],
       rows, ['left', 'left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'left'])
     : '';
 }
 
-function costsOf(ps: Phase[]): MeasuredCosts {
+/** Dwell's buckets and streams have 3 replicas from three servers up, else 1 (src/state/nats/connect.ts). */
+const replicasOf = (servers: number) => (servers >= 3 ? 3 : 1);
+
+function costsOf(ps: Phase[], measuredReplicas: number): MeasuredCosts {
   return {
+    measuredReplicas,
     nodeCpuMs: med(ps, (p) => cpuMs(p.nodeCores, p)),
     nodeMainMs: med(ps, (p) => (p.mainCpuS * 1000) / answered(p)),
     natsCpuMs: med(ps, (p) => cpuMs(p.natsCores, p)),
@@ -122,7 +126,7 @@ function costsOf(ps: Phase[]): MeasuredCosts {
   };
 }
 
-export interface ReportOptions { seconds: number; rounds: number; warmup: number; concurrency: number; usersSample: number; bodies: BodyPool }
+export interface ReportOptions { natsServers: number; seconds: number; rounds: number; warmup: number; concurrency: number; usersSample: number; bodies: BodyPool }
 
 export function clusterReport(runs: SetupRun[], o: ReportOptions): string {
   const out: string[] = [mainTable(runs), ''];
@@ -131,7 +135,8 @@ export function clusterReport(runs: SetupRun[], o: ReportOptions): string {
   if (runs.some((r) => r.name !== 'embedded')) {
     out.push('NATS traffic per request of the mix (medians of the rounds; the nats-server\'s /varz and /jsz over each phase ÷ requests answered). ' +
       'Msgs to NATS are what the nodes send: KV gets, puts and creates (each a request answered by the server: one round trip), watch flow control. ' +
-      'Msgs from NATS include watch deliveries: every detection thread of every node follows the learned values and the fences.', '');
+      'Msgs from NATS include watch deliveries: every detection thread of every node follows the learned values and the fences.' +
+      (o.natsServers > 1 ? ` Summed over the ${o.natsServers} servers, so replication and forwarding between them are included: the round trips are the one-server run's figure.` : ''), '');
     out.push(natsMixTable(runs), '');
     const u = usersTable(runs);
     if (u) {
@@ -139,12 +144,14 @@ export function clusterReport(runs: SetupRun[], o: ReportOptions): string {
         `${o.usersSample} new users' first requests, then the same users' next requests (a later day), on a fresh app before any other load, 8 in flight.`, '', u, '');
     }
     const one = runs.find((r) => r.name === 'cluster-1') ?? runs.find((r) => r.name !== 'embedded')!;
-    const sets: Array<[string, MeasuredCosts]> = [[`bench:http mix at 70 % (${one.name})`, costsOf(one.opens.length ? one.opens : one.peaks)]];
+    const r = replicasOf(o.natsServers);
+    const sets: Array<[string, MeasuredCosts]> = [[`bench:http mix at 70 % (${one.name})`, costsOf(one.opens.length ? one.opens : one.peaks, r)]];
     const fresh = [one.newUsers, one.returning].filter((p): p is Phase => !!p);
-    if (fresh.length) sets.push([`new visits (${one.name})`, costsOf(fresh)]);
+    if (fresh.length) sets.push([`new visits (${one.name})`, costsOf(fresh, r)]);
     out.push('Projection from the measured costs per request:', '', projectionTable([10_000, 100_000], sets), '', ...assumptionLines(sets), '');
   }
-  out.push(`Setup: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, nats-server from the distribution, one server, R1, ` +
+  out.push(`Setup: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, nats-server from the distribution, ` +
+    `${o.natsServers === 1 ? 'one server, R1' : `${o.natsServers} routed servers, R${replicasOf(o.natsServers)} (NATS figures summed over the servers, replication included)`}, ` +
     `JetStream on the local disk; the load client, the node(s) and the nats-server share the machine. Per setup: warm-up in ${o.warmup} s steps until one pass over the bodies, ${o.rounds} × ${o.seconds} s ` +
     `closed-loop peak (${o.concurrency} keep-alive connections split over the nodes, requests alternated between them), then ${o.rounds} × ${o.seconds} s open loop ` +
     `at 70 % of the median peak, latency from the scheduled send time. Bodies: bench:http's (${o.bodies.size} distinct, ${(o.bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip, 500 users). ` +

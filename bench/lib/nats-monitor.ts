@@ -70,10 +70,31 @@ export function trafficBetween(a: NatsReading, b: NatsReading): NatsTraffic {
   };
 }
 
-/** Starts a measurement; `end()` answers the traffic since. */
-export async function natsMeter(monitorUrl: string, pid?: number): Promise<{ end(): Promise<NatsTraffic> }> {
-  const a = await readNats(monitorUrl, pid);
-  return { end: async () => trafficBetween(a, await readNats(monitorUrl, pid)) };
+export interface MonitoredServer { monitorUrl: string; pid: number | undefined }
+
+/**
+ * Starts a measurement over every server of a cluster; `end()` answers their traffic summed
+ * (route traffic between them included: replication is part of a write's cost), and the writes
+ * stored per stream once, however many replicas hold it.
+ */
+export async function natsMeter(servers: readonly MonitoredServer[]): Promise<{ end(): Promise<NatsTraffic> }> {
+  const before = await Promise.all(servers.map((s) => readNats(s.monitorUrl, s.pid)));
+  return {
+    end: async () => {
+      const after = await Promise.all(servers.map((s) => readNats(s.monitorUrl, s.pid)));
+      return sumTraffic(after.map((b, i) => trafficBetween(before[i], b)));
+    },
+  };
+}
+
+export function sumTraffic(ts: readonly NatsTraffic[]): NatsTraffic {
+  const stored = new Map<string, number>();
+  for (const t of ts) for (const [name, n] of t.stored) stored.set(name, Math.max(n, stored.get(name) ?? 0));
+  const sum = (f: (t: NatsTraffic) => number) => ts.reduce((a, t) => a + f(t), 0);
+  return {
+    inMsgs: sum((t) => t.inMsgs), inBytes: sum((t) => t.inBytes), outMsgs: sum((t) => t.outMsgs), outBytes: sum((t) => t.outBytes),
+    apiCalls: sum((t) => t.apiCalls), diskBytes: sum((t) => t.diskBytes), stored,
+  };
 }
 
 /** `KV_dwell-users-2` → `dwell-users-*`: user partitions summed, as one kind of write. */
