@@ -22,14 +22,13 @@ import { tmpdir, availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { Pool } from 'undici';
 import { atExit, killAll, spawnService, freePort, waitFor200, type Service } from './lib/child.js';
 import { cpuMeter, type CpuReport } from './lib/cpu.js';
 import { threadMeter, type ThreadSplit } from './lib/thread-cpu.js';
 import { structuredRequest } from './lib/detect-requests.js';
-import { closedLoop, openLoop, type LoadResult, type Send } from './lib/load.js';
+import { closedLoop, openLoop, type LoadResult } from './lib/load.js';
 import { BodyPool, prepareBody } from './lib/signing.js';
-import { signature } from '../src/signing.js';
+import { createSyncApp, DETECT_PATH, makeSender, newPool, signedHeaders, type ErrorSamples, type Target } from './lib/detect-sender.js';
 import { median, spread, type Spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
@@ -37,7 +36,6 @@ import { writePerformanceSection } from './lib/perf-doc.js';
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DWELL_CLI = path.join(ROOT, 'dist/src/cli.js');
 const FLOOR = path.join(ROOT, 'dist/bench/floor-server.js');
-const DETECT_PATH = '/v1/detect';
 
 const TARGET_RATIO = 0.5;
 const TARGET_P99_MS = 50;
@@ -124,60 +122,6 @@ const bodies = new BodyPool((n) => prepareBody(structuredRequest(opts.seed, n)),
 log(`prepared ${bodies.size} distinct request bodies in ${Date.now() - t0} ms: 3 events × 10 fixes with Wi-Fi scans, ` +
   `mean ${(bodies.meanJsonBytes / 1024).toFixed(1)} KiB JSON → ${(bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip`);
 
-interface Target { appKey: string; secret: string }
-
-/** Error answers seen, by status, with the first body of each (reported, never hidden). */
-type ErrorSamples = Map<string, { count: number; example: string }>;
-
-function makeSender(pool: Pool, target: Target, errors: ErrorSamples): Send {
-  return async () => {
-    const ts = Math.floor(Date.now() / 1000);
-    const body = bodies.take(ts);
-    const timestamp = String(ts);
-    const res = await pool.request({
-      path: DETECT_PATH,
-      method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        'content-encoding': 'gzip',
-        'x-app-key': target.appKey,
-        'x-timestamp': timestamp,
-        'x-signature': signature(target.secret, timestamp, 'POST', DETECT_PATH, body.sha256),
-      },
-      body: body.gz,
-    }).catch((err: Error) => {
-      const key = `transport: ${(err as NodeJS.ErrnoException).code ?? err.name}`;
-      const e = errors.get(key);
-      if (e) e.count++;
-      else errors.set(key, { count: 1, example: err.message });
-      return null;
-    });
-    if (!res) return 0;
-    if (res.statusCode >= 200 && res.statusCode < 300) {
-      await res.body.dump();
-    } else {
-      const text = await res.body.text().catch(() => '');
-      const key = String(res.statusCode);
-      const e = errors.get(key);
-      if (e) e.count++;
-      else errors.set(key, { count: 1, example: text.slice(0, 300) });
-    }
-    return res.statusCode;
-  };
-}
-
-function newPool(url: string, connections: number): Pool {
-  return new Pool(url, {
-    connections,
-    pipelining: 1,
-    keepAliveTimeout: 60_000,
-    keepAliveMaxTimeout: 60_000,
-    headersTimeout: 15_000,
-    bodyTimeout: 15_000,
-    connectTimeout: 5_000,
-  });
-}
-
 // ---------------------------------------------------------------------------------------------
 // Phases
 
@@ -226,7 +170,7 @@ function threadSplit(p: Phase): string {
 async function drive(svc: Service, target: Target, withOpenLoop: boolean, errors: ErrorSamples): Promise<Pick<ServerRun, 'peaks' | 'open'>> {
   const pool = newPool(svc.url, opts.concurrency);
   try {
-    const send = makeSender(pool, target, errors);
+    const send = makeSender(pool, target, bodies, errors);
     if (opts.warmupS > 0) {
       log(`[${svc.name}] warm-up ${opts.warmupS} s at concurrency ${opts.concurrency}…`);
       await measure('warm-up', svc, () => closedLoop({ concurrency: opts.concurrency, durationMs: opts.warmupS * 1000, send }));
@@ -245,7 +189,7 @@ async function drive(svc: Service, target: Target, withOpenLoop: boolean, errors
     await pool.close();
     const openPool = newPool(svc.url, Math.max(64, opts.concurrency * 2));
     try {
-      const openSend = makeSender(openPool, target, errors);
+      const openSend = makeSender(openPool, target, bodies, errors);
       log(`[${svc.name}] open loop at ${Math.round(opts.openFraction * 100)}% of peak: ${fmtInt(rate)} req/s for ${opts.durationS} s…`);
       // A short settle at the rate first, so the phase starts from a steady state, not from the peak's backlog.
       await openLoop({ rate, durationMs: Math.min(2000, opts.durationS * 500), send: openSend });
@@ -292,15 +236,7 @@ async function benchDwell(): Promise<ServerRun> {
     const t = Date.now();
     await waitFor200(svc.url + '/readyz', 90_000, svc.proc);
     log(`[dwell] ready in ${Date.now() - t} ms (pid ${svc.proc.pid})`);
-    const created = await fetch(svc.url + '/admin/apps', {
-      method: 'POST',
-      headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', delivery: { method: 'sync' } }),
-      signal: AbortSignal.timeout(10_000),
-    });
-    if (created.status !== 201) throw new Error(`POST /admin/apps: ${created.status} ${await created.text()}`);
-    const app = (await created.json()) as { app_key: string; app_secret: string };
-    const target = { appKey: app.app_key, secret: app.app_secret };
+    const target = await createSyncApp(svc.url, adminToken);
     const smoke = await smokeTest(svc, target);
     const run = await drive(svc, target, true, errors);
     return { server: 'dwell', ...run, errors, smoke };
@@ -321,18 +257,8 @@ async function benchDwell(): Promise<ServerRun> {
 async function smokeTest(svc: Service, target: Target): Promise<string> {
   const pool = newPool(svc.url, 1);
   try {
-    const ts = Math.floor(Date.now() / 1000);
     const body = prepareBody(structuredRequest(opts.seed, 1_000_000_000));
-    const timestamp = String(ts);
-    const res = await pool.request({
-      path: DETECT_PATH, method: 'POST',
-      headers: {
-        'content-type': 'application/json', 'content-encoding': 'gzip',
-        'x-app-key': target.appKey, 'x-timestamp': timestamp,
-        'x-signature': signature(target.secret, timestamp, 'POST', DETECT_PATH, body.sha256),
-      },
-      body: body.gz,
-    });
+    const res = await pool.request({ path: DETECT_PATH, method: 'POST', headers: signedHeaders(target, body), body: body.gz });
     const text = await res.body.text();
     let summary = `${res.statusCode}, ${text.length} bytes`;
     try {
