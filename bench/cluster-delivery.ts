@@ -27,7 +27,7 @@ import { newTriggerId } from '../src/delivery/trigger-id.js';
 import { Metrics } from '../src/http/metrics.js';
 import type { StateTarget } from '../src/config.js';
 import type { Trigger } from '../src/schemas/visit.js';
-import { startNatsCluster } from '../test/helpers/nats-server.js';
+import { startNatsCluster } from './lib/nats-server.js';
 
 const { values: argv } = parseArgs({
   options: { backlog: { type: 'string', default: '20000' }, apps: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '64' }, 'no-doc': { type: 'boolean', default: false } },
