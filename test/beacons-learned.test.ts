@@ -4,13 +4,18 @@
  * registered, heard loud in confident visits to the clothes shop and faint in confident visits
  * to the wine shop. Later, a stay between the two that hears it loud goes to the clothes shop,
  * faint to the wine shop; another app, which taught nothing, answers as if it heard nothing.
+ * Cluster mode's view (users/cluster-view.ts) teaches through the same LearnedState merges.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import path from 'node:path';
+import { open, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { detectStructured } from '../src/detect/index.js';
 import type { StructuredRequest } from '../src/schemas/detect-request.js';
 import type { BeaconView, StoredBeacon } from '../src/schemas/beacon.js';
 import { viewOf } from '../src/beacons/lookup.js';
+import { ClusterUserView } from '../src/users/cluster-view.js';
+import { lmdbLearned } from '../src/state/lmdb/learned.js';
 import { context } from './detect-helpers.js';
 
 const CLOTHES = 'n5765808355'; // Du Pareil au Même, 43.7328692, 7.4183457
@@ -92,6 +97,26 @@ test('learned beacons are switched off with beacons (params beacons.on = 0): the
     const [b] = detectStructured(between('z2', foreign(-79)), off);
     assert.deepEqual(b.visit.place!.venues, a.visit.place!.venues);
   } finally {
+    ctx.users.close();
+  }
+});
+
+test('in cluster mode the view learns a beacon through LearnedState merges, and reads it back', async () => {
+  const ctx = context('../beacons/two-shops.jsonl');
+  const root = open({ path: path.join(ctx.dataDir, 'cluster-learned'), useRecords: false, compression: false } as RootDatabaseOptionsWithPath);
+  try {
+    const view = new ClusterUserView(lmdbLearned(root));
+    const cctx = { ...ctx, users: view, app: { app_key: 'test-app', confirm_dwell_s: 300 } };
+    for (let d = 0; d < 5; d++) {
+      const run = view.run('test-app', `c${d}`, undefined, () => detectStructured(request(`c${d}`, 43.73282, 7.41840, 5, 6 + d, foreign(-79)), cctx));
+      for (const write of run.learned) await write();
+    }
+    const [learned] = view.learnedBeacons('test-app', [`${FOREIGN}:3:4`]);
+    assert.equal(learned?.n, 5, JSON.stringify(learned));
+    assert.ok(learned!.v[CLOTHES][0] >= 2.5 && Math.abs(learned!.v[CLOTHES][1] / learned!.v[CLOTHES][0] + 20) < 0.01, JSON.stringify(learned));
+    assert.deepEqual(view.learnedBeacons('other-app', [`${FOREIGN}:3:4`]), [undefined]);
+  } finally {
+    await root.close();
     ctx.users.close();
   }
 });
