@@ -19,7 +19,6 @@ if (at < 0 || args.length < at + 3) {
 }
 const dir = args[at + 1];
 const files = args.filter((_, i) => i !== at && i !== at + 1);
-// biome-ignore lint/suspicious/noExplicitAny: vdsim's files, read as they come.
 const lines = (f: string): any[] => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
 
 const registry = new Map<string, string>(lines(path.join(dir, 'beacons.jsonl')).map((b) => [`${b.uuid}:${b.major}:${b.minor}`.toLowerCase(), String(b.venue_id)]));
