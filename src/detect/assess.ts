@@ -16,7 +16,8 @@ import { withLeg, type LegEnd } from './leg.js';
 import { indoorShare } from './evidence/indoor.js';
 import { learnCounted, type ClassSizes } from './evidence/counted-prior.js';
 import type { ModelParams } from './params.js';
-import { resolveBeacons, type BeaconsHeard } from './evidence/beacons.js';
+import { resolveBeacons, type BeaconsHeard, type StayBeacons } from './evidence/beacons.js';
+import { beaconsToLearn } from './evidence/learned-beacons.js';
 import type { BeaconView } from '../schemas/beacon.js';
 
 export interface Assessment {
@@ -37,6 +38,8 @@ export interface Assessment {
    * nothing (apsToLearn, learnFromStay), so that the map never feeds on itself.
    */
   ownFixes: boolean;
+  /** The beacons the stay heard (registered, learned, and those to teach), when the device ranged. */
+  beacons?: StayBeacons;
 }
 
 export interface AssessInput {
@@ -49,7 +52,7 @@ export interface AssessInput {
   labels?: ReadonlyArray<string | number>;
   /** Ends of the legs of travel that left this stay or reached it (leg.ts). */
   legs?: readonly LegEnd[];
-  /** Beacons the stay heard, and the app's registry (absent: no beacon evidence). */
+  /** Beacons the stay heard (absent: no beacon evidence), and the app's registry (absent: it registered none). */
   beacons?: BeaconsHeard;
   registry?: BeaconView;
 }
@@ -75,12 +78,13 @@ export function assess(venues: VenueStore, users: UserStore, app: string, q: Ass
   const mid = (q.startMs + q.endMs) / 2;
   const how = hourOfWeek(mid, q.offsetMin), dwellS = (q.endMs - q.startMs) / 1000;
   const indoor = indoorShare(ownCentre ? ownCentre.fixSigma : NaN);
+  const beacons = resolveBeacons(q.beacons, q.registry, (keys) => users.learnedBeacons(app, keys));
   const { venues: ranked, none, gps } = rank(venues, {
     lat: centre.lat, lon: centre.lon, sigma: centre.sigma, dwellS,
     hourOfWeek: how, indoor, heard, pooled, history: q.history, labels: q.labels, priors: { app, sync: users },
-    beacons: resolveBeacons(q.beacons, q.registry),
+    beacons,
   }, p);
-  return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS, indoor, ownFixes: !!ownCentre };
+  return { centre, gpsCentre, ranked, none, heard, gps, hourOfWeek: how, dwellS, indoor, ownFixes: !!ownCentre, beacons };
 }
 
 const kinds: number[] = [], probs: number[] = [];
@@ -133,7 +137,8 @@ export const looksStationary = (c: Centre): boolean =>
 
 /**
  * What a confirmed stay teaches the app's access points: where each heard network is (from the
- * GPS centre alone), and, for a joined network, the stay's own evidence to pool. Networks are not
+ * GPS centre alone), and, for a joined network, the stay's own evidence to pool; and, when its
+ * answer is confident, the venues its unregistered beacons were heard at. Networks are not
  * taught venue labels: those counts measured as useless once pooling and positioning existed
  * (removed: Monaco m1 +0.3, stream u1 top1 of found +0.7, NYC s1 0.0).
  */
@@ -145,5 +150,7 @@ export function apsToLearn(a: Assessment, confirmed: boolean, p: ModelParams): A
   for (const h of strongest(a.heard, LEARN_PLACES)) out.push({ bssid: h.bssid, at: [a.gpsCentre.lat, a.gpsCentre.lon, teachWeight(a.gpsCentre, h.strength)] });
   // Joined networks pool the stay's GPS evidence (wifi.ts PooledAp).
   if (a.gps.length) for (const h of a.heard) if (pools(h)) out.push({ bssid: h.bssid, pool: a.gps });
+  // Beacons the app did not register learn the venues they were heard at (learned-beacons.ts).
+  if (a.beacons) out.push(...beaconsToLearn(a.beacons.unregistered, a.ranked, p.beacons));
   return out;
 }

@@ -142,6 +142,15 @@ const beacons = {
    * it, up to missCap (seed b1 top1 without it −0.15 points, ECE +0.003).
    */
   missPerScan: 2, missCap: 6,
+  /**
+   * Beacons nobody registered, learned per app from confident stays (evidence/learned-beacons.ts):
+   * their weight (0 switches them off), the spread of the rssi − tx a venue hears one at (dB),
+   * the prior every venue's mean is shrunk towards (a beacon some 15 m away through a wall:
+   * mean, spread, worth in stays), and the floor of one beacon's term (nats).
+   */
+  learnedWeight: 0.5, learnedSdDb: 5, learnedPriorDb: -30, learnedPriorSdDb: 8, learnedPriorW: 1, learnedFloor: -4,
+  /** A learned beacon speaks once its stays weigh this much; a stay teaches when its best venue is this likely, its venues above learnedTeachVenue. */
+  learnedMinWeight: 2, learnedTeachP: 0.5, learnedTeachVenue: 0.2,
   /** 0 ignores beacon scans (the accuracy harness ablates them this way). */
   on: 1,
 };

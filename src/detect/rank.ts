@@ -16,6 +16,7 @@ import { learnedRadius, type SparseSync } from './evidence/footprint.js';
 import { countedBonus } from './evidence/counted-prior.js';
 import { typeRefinement } from './evidence/type-priors.js';
 import { beaconScores, type StayBeacons } from './evidence/beacons.js';
+import { learnedBeaconScores } from './evidence/learned-beacons.js';
 import type { ModelParams, Weights } from './params.js';
 import { KIND_PARTS, noted, recorder } from './rank-recorder.js';
 
@@ -39,7 +40,7 @@ export interface RankInput {
   history: readonly number[] | undefined;
   /** Labels of those stays (records.ts `t`). */
   labels?: ReadonlyArray<string | number>;
-  /** Registered beacons heard, when the device ranged beacons and the app registered some (evidence/beacons.ts). */
+  /** Beacons heard, registered and learned, when the device ranged beacons (evidence/beacons.ts). */
   beacons?: StayBeacons;
 }
 
@@ -67,6 +68,7 @@ const kindScore = new Float64Array(KIND_COUNT);
 /** kindLog's terms per kind, [hour of week, dwell, indoor look], for an explanation. */
 const kindParts = new Float64Array(KIND_COUNT * KIND_PARTS.length);
 const beaconScore = new Float64Array(MAX_CANDIDATES);
+const learnedBeaconScore = new Float64Array(MAX_CANDIDATES);
 
 /**
  * The footprint the GPS likelihood uses: the store's radius, capped. Stores give generous
@@ -101,6 +103,7 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
   const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
   const B = p.beacons;
   const beaconed = q.beacons && B.on && B.weight ? beaconScores(q.beacons, cands, n, B, beaconScore) : false;
+  const learnedBeacons = q.beacons?.learned.length && B.on && B.learnedWeight ? learnedBeaconScores(q.beacons.learned, cands, n, B, learnedBeaconScore) : false;
   for (let i = 0; i < n; i++) {
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
@@ -121,6 +124,7 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     if (nStays && W.history) s += noted(rec, i, 'history', W.history * historyLog(stays, nStays, v.lat, v.lon, radius));
     if (labelled) s += noted(rec, i, 'history_labels', W.labels * labelScore[i]);
     if (beaconed) s += noted(rec, i, 'beacons', B.weight * beaconScore[i]);
+    if (learnedBeacons) s += noted(rec, i, 'beacons_learned', B.learnedWeight * learnedBeaconScore[i]);
     score[i] = s;
     rec?.scored(i, v, distance, radius, s);
     if (s > max) max = s;

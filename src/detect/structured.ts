@@ -52,7 +52,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const fixes = fixesOf(ev.data);
     const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
       fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
-      beacons: ctx.beacons ? beaconsOf(ev.data) : undefined, registry: ctx.beacons,
+      beacons: ctx.params.beacons.on ? beaconsOf(ev.data) : undefined, registry: ctx.beacons,
     }, ctx.params);
     if (!a) {
       // No fix and no located network: no position to name a place by.

@@ -12,3 +12,12 @@ export interface PooledAp {
 
 /** A located access point: [Σw, Σw·lat, Σw·lon, stays] (detect/evidence/position.ts). */
 export type ApPlace = [number, number, number, number];
+
+/**
+ * A beacon nobody registered, as the app's confident stays heard it (detect/evidence/learned-beacons.ts):
+ * venue id → [Σw, Σw·x], w the venue's probability at the stay, x the mean rssi less tx_power (dB).
+ */
+export interface HeardBeacon {
+  /** Stays taught. */ n: number;
+  v: Record<string, [number, number]>;
+}

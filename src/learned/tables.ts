@@ -1,16 +1,20 @@
 /**
  * What an app's detections learn, kept beside its users in the same LMDB environment: access
  * points' places (['apx', app, bssid]), pooled stays of joined networks (['pv', app, bssid]),
+ * beacons nobody registered, by the venues they were heard at (['bl', app, uuid:major:minor]),
  * kind priors (['kp', app]) and sparse learned tables such as footprints (['ks', name, app]).
  * Reads go through per-thread caches kept exact across threads and processes (cache.ts).
  */
 import type { Database, RootDatabase } from 'lmdb';
 import { LearnedCache, type Versions } from './cache.js';
 import { cacheEntries } from '../cache-budget.js';
-import type { ApPlace, PooledAp } from './shapes.js';
+import type { ApPlace, HeardBeacon, PooledAp } from './shapes.js';
 
 export interface ApObservation {
+  /** The access point's BSSID; with `beacon`, a beacon's uuid:major:minor. */
   bssid: string;
+  /** A beacon nobody registered, heard at a confident stay: [venue id, probability, rssi − tx_power, …]. */
+  beacon?: Array<string | number>;
   /** A joined network: the stay's GPS candidates to pool (rank.ts GpsMemo). */
   pool?: Array<string | number>;
   /** Where a confirmed stay heard it: [lat, lon, weight] (position.ts). */
@@ -24,6 +28,8 @@ export interface LearnedTables {
   learn(app: string, aps: ApObservation[]): void;
   /** Learned places of access points for this app, in the order asked. */
   apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
+  /** What the app's confident stays taught of these unregistered beacons (uuid:major:minor), in the order asked. */
+  learnedBeacons(app: string, keys: readonly string[]): Array<HeardBeacon | undefined>;
   /** Pooled GPS evidence per joined BSSID for this app, in the order asked ('' → undefined). */
   pooledAps(app: string, bssids: readonly string[]): Array<PooledAp | undefined>;
   /** Adds a thread's new kind × hour and dwell counts to the app's stored ones; answers the sum. */
@@ -74,6 +80,32 @@ export function pooledWith(stored: PooledAp | undefined, c: Array<string | numbe
   return p;
 }
 
+/**
+ * A learned beacon after this many stays is settled (its venues' mean rssi moves by a fraction of
+ * a dB more), so it is no longer rewritten; it keeps its heaviest venues.
+ */
+const BEACON_MAX_STAYS = 64;
+const MAX_BEACON_VENUES = 16;
+
+/** A learned beacon with one more confident stay's venues ([id, w, x, …]); undefined once settled. Pure. */
+export function beaconWith(stored: HeardBeacon | undefined, heard: ReadonlyArray<string | number>): HeardBeacon | undefined {
+  if ((stored?.n ?? 0) >= BEACON_MAX_STAYS) return undefined;
+  const b: HeardBeacon = { n: (stored?.n ?? 0) + 1, v: {} };
+  if (stored) for (const id in stored.v) b.v[id] = [stored.v[id][0], stored.v[id][1]];
+  for (let i = 0; i + 2 < heard.length; i += 3) {
+    const id = heard[i] as string, w = heard[i + 1] as number, x = heard[i + 2] as number;
+    const e = b.v[id];
+    if (e) { e[0] = r3(e[0] + w); e[1] = r3(e[1] + w * x); } else b.v[id] = [r3(w), r3(w * x)];
+  }
+  const ids = Object.keys(b.v);
+  if (ids.length > MAX_BEACON_VENUES) {
+    ids.sort((a, c) => b.v[a][0] - b.v[c][0]);
+    for (let i = 0; i < ids.length - MAX_BEACON_VENUES; i++) delete b.v[ids[i]];
+  }
+  return b;
+}
+const r3 = (x: number) => Math.round(x * 1000) / 1000;
+
 /** An access point's place with one more confident stay that heard it; undefined once settled. */
 export function placedAt(stored: ApPlace | undefined, [lat, lon, w]: [number, number, number]): ApPlace | undefined {
   const p = stored ?? [0, 0, 0, 0];
@@ -123,8 +155,22 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
     written.push(ck);
   };
 
+  // Learned beacons share the pooled networks' share of DWELL_CACHE_MB: a city has a few beacons per
+  // hectare against dozens of networks.
+  const beacons = new LearnedCache<HeardBeacon>(versions, Math.max(256, cacheEntries('pooledAps') >> 2));
+  const teachBeacon = (app: string, o: ApObservation) => {
+    const ck = cacheKey('bl', app, o.bssid);
+    if ((beacons.peek(ck)?.n ?? 0) >= BEACON_MAX_STAYS) return;
+    const key = ['bl', app, o.bssid];
+    const b = beaconWith(db.get(key) as HeardBeacon | undefined, o.beacon!);
+    if (!b) return;
+    db.putSync(key, b);
+    written.push(ck);
+  };
+
   const learn = (app: string, obs: ApObservation[]) => {
     for (const o of obs) {
+      if (o.beacon) { teachBeacon(app, o); continue; }
       if (o.pool) { pool(app, o); continue; }
       if (o.at) {
         const ck = cacheKey('apx', app, o.bssid);
@@ -147,7 +193,7 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
       return result;
     },
     learn,
-    begin: () => { places.begin(); pools.begin(); },
+    begin: () => { places.begin(); pools.begin(); beacons.begin(); },
     mergePriors: (app, pending) => root.transactionSync(() => {
       const key = ['kp', app];
       const stored = db.get(key) as number[] | undefined;
@@ -173,5 +219,6 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
     // Cached values are shared: callers only read them (learn re-reads inside its transaction).
     apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(cacheKey('apx', app, b), () => db.get(['apx', app, b])) : undefined)),
     pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(cacheKey('pv', app, b), () => db.get(['pv', app, b])) : undefined)),
+    learnedBeacons: (app, keys) => keys.map((k) => beacons.get(cacheKey('bl', app, k), () => db.get(['bl', app, k]))),
   };
 }

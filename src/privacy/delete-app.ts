@@ -1,7 +1,7 @@
 /**
  * Deleting an app (contract §7): its record first (its key answers 401 unknown_app at once), then
  * everything stored for it, in bounded transactions so the HTTP thread is never held long:
- * users and their retention keys, learned tables (['apx', app, …], ['pv', app, …], ['kp', app],
+ * users and their retention keys, learned tables (['apx', app, …], ['pv', app, …], ['bl', app, …], ['kp', app],
  * ['ks', name, app]), geofences with their tag, expiry and change-log entries, presence, and the
  * outbox's entries, pending and dead, and the app's registered beacons. Running it again finishes what a crash interrupted.
  */
@@ -27,7 +27,7 @@ export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string
     const d = (value as UserRecord).d;
     if (d !== undefined) s.users.removeSync(touchKey(d, app, (key as string[])[2]));
   });
-  for (const kind of ['apx', 'pv']) out.learned += await drain(s.users as Database, [kind, app], [kind, app + '\u0000']);
+  for (const kind of ['apx', 'pv', 'bl']) out.learned += await drain(s.users as Database, [kind, app], [kind, app + '\u0000']);
   s.users.transactionSync(() => {
     if (s.users.removeSync(['kp', app])) out.learned++;
     const sparse = [...s.users.getKeys({ start: ['ks'], end: ['ks\u0000'] })].filter((k) => (k as string[])[2] === app);

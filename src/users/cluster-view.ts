@@ -12,8 +12,8 @@
  * the thread; their merges are additions and are sent with the next request's writes.
  */
 import type { LearnedState } from '../state/types.js';
-import { flatSparse, placedAt, pooledWith, priorsPlus, sparsePlus, type ApObservation } from '../learned/tables.js';
-import type { ApPlace, PooledAp } from '../learned/shapes.js';
+import { beaconWith, flatSparse, placedAt, pooledWith, priorsPlus, sparsePlus, type ApObservation } from '../learned/tables.js';
+import type { ApPlace, HeardBeacon, PooledAp } from '../learned/shapes.js';
 import { emptyRecord, type UserRecord } from './records.js';
 import type { UserStore, UserUpdate } from './store.js';
 
@@ -59,7 +59,8 @@ export class ClusterUserView implements UserStore {
 
   learn(app: string, aps: ApObservation[]): void {
     for (const o of aps) {
-      if (o.pool) { const c = o.pool; this.learnedNow.push(() => this.learned.merge<PooledAp>(['pv', app, o.bssid], (p) => pooledWith(p, c))); }
+      if (o.beacon) { const h = o.beacon; this.learnedNow.push(() => this.learned.merge<HeardBeacon>(['bl', app, o.bssid], (b) => beaconWith(b, h))); }
+      else if (o.pool) { const c = o.pool; this.learnedNow.push(() => this.learned.merge<PooledAp>(['pv', app, o.bssid], (p) => pooledWith(p, c))); }
       else if (o.at) { const at = o.at; this.learnedNow.push(() => this.learned.merge<ApPlace>(['apx', app, o.bssid], (p) => placedAt(p, at))); }
     }
   }
@@ -70,6 +71,10 @@ export class ClusterUserView implements UserStore {
 
   pooledAps(app: string, bssids: readonly string[]): Array<PooledAp | undefined> {
     return bssids.map((b) => (b ? this.learned.peek<PooledAp>(['pv', app, b]) : undefined));
+  }
+
+  learnedBeacons(app: string, keys: readonly string[]): Array<HeardBeacon | undefined> {
+    return keys.map((k) => this.learned.peek<HeardBeacon>(['bl', app, k]));
   }
 
   mergePriors(app: string, pending: Float64Array): Float64Array {

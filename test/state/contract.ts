@@ -86,7 +86,8 @@ export function stateContract(open: () => Promise<Pair>): void {
     await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? p.a : p.b).learned.merge<number[]>(key, (old) => [(old?.[0] ?? 0) + 1])));
     await until('both nodes to read the summed priors', () => p.b.learned.peek<number[]>(key)?.[0] === 10 && p.a.learned.peek<number[]>(key)?.[0] === 10);
     await p.a.learned.merge<number[]>(['apx', 'ak_l', 'aa:bb:cc:dd:ee:ff'], () => [1, 2, 3, 1]);
-    assert.equal(await p.b.learned.dropApp('ak_l'), 2);
+    await p.a.learned.merge(['bl', 'ak_l', 'e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2'], () => ({ n: 1, v: { n1: [1, -20] } }));
+    assert.equal(await p.b.learned.dropApp('ak_l'), 3);
     await until('the drop to reach the other node', () => p.a.learned.peek(key) === undefined);
   });
 

@@ -11,12 +11,14 @@
  *
  * Only the requesting app's registry is ever consulted (the worker hands detection that app's
  * view alone), and without a `beacon_scan` nothing here runs: every answer stays as it was.
+ * Beacons the app did not register are learned from its confident stays (learned-beacons.ts).
  */
 import type { Signal } from '../../schemas/detect-request.js';
 import { beaconKey, type BeaconsHeard, type BeaconView, type RegisteredBeacon } from '../../schemas/beacon.js';
 import type { BeaconParams } from '../params.js';
 import { haversineM } from '../../geo/distance.js';
 import type { Venue } from '../venue.js';
+import { MAX_LEARNED_PER_STAY, type HeardBeacon, type LearnedHeard } from './learned-beacons.js';
 
 export type { BeaconsHeard } from '../../schemas/beacon.js';
 
@@ -53,18 +55,33 @@ export interface StayBeacons {
   heard: Array<{ reg: RegisteredBeacon; rssi: number; tx: number; n: number }>;
   /** Venues with a registered beacon heard. */
   venues: Set<string>;
-  view: BeaconView;
+  /** The app's registry; absent when it registered none. */
+  view: BeaconView | undefined;
+  /** The strongest beacons the app did not register, [key, mean rssi − tx], strongest first: what a confident stay teaches. */
+  unregistered: Array<[string, number]>;
+  /** Those the app has learned (learned-beacons.ts). */
+  learned: LearnedHeard[];
 }
 
-/** Undefined when the device never ranged beacons or the app registered none. */
-export function resolveBeacons(h: BeaconsHeard | undefined, view: BeaconView | undefined): StayBeacons | undefined {
-  if (!h || !view || h.r === 0) return undefined;
-  const out: StayBeacons = { ranged: h.r, heard: [], venues: new Set(), view };
+/** Reads what the app learned of unregistered beacons, in the order asked (users' learnedBeacons for the app). */
+export type LearnedLookup = (keys: readonly string[]) => Array<HeardBeacon | undefined>;
+
+/** Undefined when the device never ranged beacons. */
+export function resolveBeacons(h: BeaconsHeard | undefined, view: BeaconView | undefined, learned?: LearnedLookup): StayBeacons | undefined {
+  if (!h || h.r === 0) return undefined;
+  const out: StayBeacons = { ranged: h.r, heard: [], venues: new Set(), view, unregistered: [], learned: [] };
   for (const [key, sum, n, tx] of h.e) {
-    const reg = view.find(key);
-    if (!reg) continue;
-    out.heard.push({ reg, rssi: sum / n, tx: tx === NO_TX ? DEFAULT_TX : tx, n });
+    const t = tx === NO_TX ? DEFAULT_TX : tx;
+    const reg = view?.find(key);
+    if (!reg) { out.unregistered.push([key, sum / n - t]); continue; }
+    out.heard.push({ reg, rssi: sum / n, tx: t, n });
     if (reg.venueId !== null) out.venues.add(reg.venueId);
+  }
+  if (out.unregistered.length > 1) out.unregistered.sort((a, b) => b[1] - a[1]);
+  if (out.unregistered.length > MAX_LEARNED_PER_STAY) out.unregistered.length = MAX_LEARNED_PER_STAY;
+  if (learned && out.unregistered.length) {
+    const ls = learned(out.unregistered.map((u) => u[0]));
+    for (let i = 0; i < ls.length; i++) { const l = ls[i]; if (l) out.learned.push({ l, x: out.unregistered[i][1] }); }
   }
   return out;
 }
@@ -104,7 +121,7 @@ export function beaconScores(sb: StayBeacons, cands: ReadonlyArray<{ venue: Venu
     const miss = -Math.min(bp.missCap, bp.missPerScan * r);
     for (let i = 0; i < n; i++) {
       const id = cands[i].venue.id;
-      if (!sb.venues.has(id) && sb.view.atVenue(id) > 0) { out[i] += miss; said = true; }
+      if (!sb.venues.has(id) && sb.view && sb.view.atVenue(id) > 0) { out[i] += miss; said = true; }
     }
   }
   return said;

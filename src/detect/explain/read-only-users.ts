@@ -19,6 +19,7 @@ export function readOnlyUsers(real: UserStore): UserStore {
     close: () => {},
     apPlaces: (app, bssids) => real.apPlaces(app, bssids),
     pooledAps: (app, bssids) => real.pooledAps(app, bssids),
+    learnedBeacons: (app, keys) => real.learnedBeacons(app, keys),
     mergePriors(app, pending) {
       // An all-zero merge writes nothing (learned/tables.ts) and answers what is stored.
       const out = real.mergePriors(app, new Float64Array(pending.length));

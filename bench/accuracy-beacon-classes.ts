@@ -1,0 +1,55 @@
+/**
+ * Where beacons change the answers: scored visits of a vdsim --beacons set split by what the
+ * stay's device heard of the app's registry (beacons.jsonl), and for each class, in each results
+ * file (accuracy-offline --results), top1 and the mean top1 probability (calibration by class).
+ *
+ *   node dist/bench/accuracy-beacon-classes.js --requests DIR RESULTS.jsonl [RESULTS.jsonl …]
+ *
+ * Classes: the device does not range (no beacon_scan), ranged and heard its own venue's registered
+ * beacon, ranged and heard only a neighbour's, ranged and heard no registered beacon.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+
+const args = process.argv.slice(2);
+const at = args.indexOf('--requests');
+if (at < 0 || args.length < at + 3) {
+  console.error('usage: accuracy-beacon-classes --requests DIR RESULTS.jsonl [RESULTS.jsonl …]');
+  process.exit(2);
+}
+const dir = args[at + 1];
+const files = args.filter((_, i) => i !== at && i !== at + 1);
+const lines = (f: string): any[] => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
+
+const registry = new Map<string, string>(lines(path.join(dir, 'beacons.jsonl')).map((b) => [`${b.uuid}:${b.major}:${b.minor}`.toLowerCase(), String(b.venue_id)]));
+const truth = lines(path.join(dir, 'truth.jsonl')).filter((t) => t.type === 'visit' && t.scored);
+const heard = new Map<string, { venues: Set<string>; ranged: number }>();
+for (const q of lines(path.join(dir, 'requests.jsonl'))) {
+  const r = q.body ?? q;
+  for (const ev of r.events ?? []) {
+    const venues = new Set<string>();
+    let ranged = 0;
+    for (const s of ev.data ?? []) {
+      if (!s.beacon_scan) continue;
+      ranged++;
+      for (const e of s.beacon_scan) { const v = registry.get(`${e.uuid}:${e.major}:${e.minor}`.toLowerCase()); if (v) venues.add(v); }
+    }
+    heard.set(`${r.request_id}|${ev.event_id}`, { venues, ranged });
+  }
+}
+
+const CLASSES = ['does not range', 'heard its own venue', 'heard only a neighbour', 'heard no registered'];
+for (const f of files) {
+  const answers = new Map<string, { place_id?: string; place?: { venues?: Array<{ probability: number }> } }>();
+  for (const r of lines(f)) for (const d of r.response?.data ?? []) answers.set(`${r.request_id}|${d.event_id}`, d.visit);
+  const by = CLASSES.map(() => ({ n: 0, right: 0, p: 0 }));
+  for (const t of truth) {
+    const k = `${t.request_id}|${t.event_id}`, h = heard.get(k);
+    const c = !h || h.ranged === 0 ? 0 : h.venues.has(String(t.venue_id)) ? 1 : h.venues.size ? 2 : 3;
+    const v = answers.get(k);
+    by[c].n++;
+    by[c].p += v?.place?.venues?.[0]?.probability ?? 0;
+    if (v?.place_id === String(t.venue_id)) by[c].right++;
+  }
+  console.log(JSON.stringify({ results: path.basename(f), classes: Object.fromEntries(CLASSES.map((c, i) => [c, { visits: by[i].n, top1: +(by[i].right / (by[i].n || 1)).toFixed(3), mean_p: +(by[i].p / (by[i].n || 1)).toFixed(3) }])) }));
+}
