@@ -6,11 +6,9 @@
  * not the store's size. Its state is those indexes and two cursors in the users environment: a
  * restart carries on where it stopped.
  *
- * Why small batches with a turn of the event loop between them: a batch is one LMDB write
- * transaction, and every detection worker's user update waits for the write lock while it is
- * open. Batches of 500 users held it for ~28 ms and raised /v1/detect p99 several times over
- * (bench:privacy); 32 users hold it for ~2 ms, and the turn lets requests and the workers'
- * commits in between.
+ * When it runs and how much at a time is sweep-pace.ts's: between requests, in write
+ * transactions sized by their measured time, with a guaranteed minimum rate while the server is
+ * never idle. Why: bench:privacy and docs/performance.md.
  *
  * Geofence presence goes with its user's record: a request whose fixes enter or leave a fence
  * writes the user's record too (workers/detect.ts), so presence never outlives it. Records written
@@ -23,6 +21,7 @@ import type { UserRecord } from '../users/records.js';
 import { userKey } from '../users/keys.js';
 import type { PrivacyStores } from './stores.js';
 import { touchKey, type TouchKey } from '../users/touch.js';
+import { SweepPace } from './sweep-pace.js';
 
 export interface RetentionOptions {
   /** 0: users are kept until erased. */
@@ -32,8 +31,12 @@ export interface RetentionOptions {
   /** The clock, ms: tests inject one instead of waiting days. */
   now?: () => number;
   intervalMs?: number;
-  /** Records read per batch (one write transaction each). */
+  /** Records read per batch (one write transaction each), fixed; absent: sized by measured time (sweep-pace.ts). */
   batch?: number;
+  /** True while a request is in flight: the sweep keeps to the moments between (sweep-pace.ts). */
+  busy?: () => boolean;
+  /** Users removed per second even while requests never stop (default MIN_SWEEP_PER_SECOND). */
+  minPerSecond?: number;
   /** Longest a tick keeps the event loop, ms. */
   budgetMs?: number;
   metrics?: Metrics;
@@ -42,8 +45,10 @@ export interface RetentionOptions {
 export interface SweepCounts { users: number; geofence_presence: number; dead_triggers: number }
 
 const MAX = '\uffff';
-/** Records read per batch unless told otherwise: one write transaction of about 2 ms. */
-export const DEFAULT_SWEEP_BATCH = 32;
+/** Target time of one batch's write transaction, ms: what a request arriving during it may wait. */
+export const SWEEP_BATCH_MS = 0.5;
+/** The guaranteed rate under unbroken load: a backlog of 1 million users within 2 h 47 min. */
+export const MIN_SWEEP_PER_SECOND = 100;
 /** Lets pending I/O and the workers' commits run before the next batch. */
 const turn = () => new Promise<void>((resolve) => setImmediate(resolve));
 const BACKFILL = ['meta', 'touch-backfill'];
@@ -52,20 +57,24 @@ export class RetentionSweeper {
   private timer: NodeJS.Timeout | null = null;
   private running: Promise<unknown> | null = null;
   private readonly now: () => number;
-  private readonly batch: number;
+  private readonly pace: SweepPace;
   private readonly budgetMs: number;
   private readonly counter;
   readonly removed: SweepCounts = { users: 0, geofence_presence: 0, dead_triggers: 0 };
 
   constructor(private readonly s: PrivacyStores, private readonly opts: RetentionOptions) {
     this.now = opts.now ?? Date.now;
-    this.batch = opts.batch ?? DEFAULT_SWEEP_BATCH;
+    this.pace = new SweepPace({
+      busy: opts.busy, intervalMs: opts.intervalMs ?? 1000, minPerSecond: opts.minPerSecond ?? MIN_SWEEP_PER_SECOND,
+      batchMs: SWEEP_BATCH_MS, fixedBatch: opts.batch,
+    });
     this.budgetMs = opts.budgetMs ?? 20;
     this.counter = opts.metrics?.counter('dwell_retention_removed_total', 'records deleted by the retention sweeps, by kind');
   }
 
   start(): this {
     if (this.opts.userRetentionMs <= 0 && this.opts.deadRetentionMs <= 0) return this;
+    this.pace.stopping = false;
     this.timer = setInterval(() => void this.tick(), this.opts.intervalMs ?? 1000);
     this.timer.unref();
     void this.tick();
@@ -75,6 +84,7 @@ export class RetentionSweeper {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.pace.stopping = true;
     await this.running?.catch(() => undefined);
   }
 
@@ -83,26 +93,34 @@ export class RetentionSweeper {
     const out: SweepCounts = { users: 0, geofence_presence: 0, dead_triggers: 0 };
     // The budget counts the sweep's own work, not its turns of the event loop: on a busy machine
     // a turn can take longer than the whole budget.
-    let busy = 0;
-    let more: boolean;
-    do {
+    let spent = 0;
+    let more = true;
+    this.pace.begin();
+    // The first batch even when the budget is 0, so every tick makes progress.
+    while (more && (spent === 0 || spent < this.budgetMs) && (await this.pace.clear())) {
       const start = performance.now();
+      const size = this.pace.size;
       more = false;
+      let read = 0;
       const now = this.now();
       if (this.opts.userRetentionMs > 0) {
         const cutoff = now - this.opts.userRetentionMs;
-        const users = this.usersDue(cutoff, out);
-        const backfilled = this.backfill(now);
-        more ||= users === this.batch || backfilled === this.batch;
+        const users = this.usersDue(cutoff, size, out);
+        const backfilled = this.backfill(now, size);
+        read = Math.max(users, backfilled);
+        more ||= users === size || backfilled === size;
       }
       if (this.opts.deadRetentionMs > 0) {
-        const n = await this.s.outbox.index.purgeDead(now - this.opts.deadRetentionMs, this.batch);
+        const n = await this.s.outbox.index.purgeDead(now - this.opts.deadRetentionMs, size);
         out.dead_triggers += n;
-        more ||= n === this.batch;
+        read = Math.max(read, n);
+        more ||= n === size;
       }
-      busy += performance.now() - start;
-      if (more && busy < this.budgetMs) await turn();
-    } while (more && busy < this.budgetMs);
+      const took = performance.now() - start;
+      spent += took;
+      this.pace.done(read, took);
+      if (more && spent < this.budgetMs) await turn();
+    }
     for (const [kind, n] of Object.entries(out)) if (n > 0) { this.counter?.inc({ kind }, n); this.removed[kind as keyof SweepCounts] += n; }
     return out;
   }
@@ -121,9 +139,9 @@ export class RetentionSweeper {
   }
 
   /** Users whose last write was in a slot ending at or before `cutoff`; answers the keys read. */
-  private usersDue(cutoff: number, out: SweepCounts): number {
+  private usersDue(cutoff: number, batch: number, out: SweepCounts): number {
     const { users } = this.s;
-    const keys = [...users.getKeys({ start: ['ut'], end: ['ut', cutoff + 1], limit: this.batch })] as TouchKey[];
+    const keys = [...users.getKeys({ start: ['ut'], end: ['ut', cutoff + 1], limit: batch })] as TouchKey[];
     if (keys.length === 0) return 0;
     const gone: Array<[string, string]> = [];
     users.transactionSync(() => {
@@ -148,18 +166,18 @@ export class RetentionSweeper {
   }
 
   /** Gives records written before the touch index a key as of now, a batch at a time. */
-  private backfill(now: number): number {
+  private backfill(now: number, batch: number): number {
     const { users } = this.s;
     const from = users.get(BACKFILL) as unknown[] | 'done' | undefined;
     if (from === 'done') return 0;
-    const range = [...users.getRange({ start: (from ?? ['u']) as string[], end: ['u', MAX], limit: this.batch + 1 })]
-      .filter(({ key }) => !from || JSON.stringify(key) !== JSON.stringify(from)).slice(0, this.batch);
+    const range = [...users.getRange({ start: (from ?? ['u']) as string[], end: ['u', MAX], limit: batch + 1 })]
+      .filter(({ key }) => !from || JSON.stringify(key) !== JSON.stringify(from)).slice(0, batch);
     users.transactionSync(() => {
       for (const { key, value } of range) {
         const [, app, user] = key as [string, string, string];
         if ((value as UserRecord).d === undefined) users.putSync(touchKey(now, app, user), 1);
       }
-      users.putSync(BACKFILL, range.length < this.batch ? 'done' : (range[range.length - 1].key as unknown[]));
+      users.putSync(BACKFILL, range.length < batch ? 'done' : (range[range.length - 1].key as unknown[]));
     });
     return range.length;
   }

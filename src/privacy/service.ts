@@ -13,7 +13,7 @@ import type { RecentDetections } from '../recent/types.js';
 import { log } from '../log.js';
 import { sweepClusterUsers, type ClusterPrivacy } from './cluster.js';
 
-export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; beacons?: BeaconStore; metrics: Metrics; recent?: RecentDetections; cluster?: ClusterPrivacy }) {
+export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; beacons?: BeaconStore; metrics: Metrics; recent?: RecentDetections; cluster?: ClusterPrivacy; busy?: () => boolean }) {
   const userRetentionMs = config.userRetentionDays * DAY_MS;
   const stores = { ...openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs)), recent: deps.recent, cluster: deps.cluster, beacons: deps.beacons };
   // Cluster mode: users are swept by the lease holder (cluster.ts), every quarter of the retention, at most once a minute.
@@ -23,7 +23,7 @@ export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: 
   }, Math.max(1000, Math.min(60_000, userRetentionMs / 4))) : null;
   clusterTimer?.unref();
   const sweeper = new RetentionSweeper(stores, {
-    userRetentionMs, deadRetentionMs: config.deadRetentionDays * DAY_MS, metrics: deps.metrics,
+    userRetentionMs, deadRetentionMs: config.deadRetentionDays * DAY_MS, metrics: deps.metrics, busy: deps.busy,
     // A sweep at least every second, more often when retention is that short (tests, trials).
     intervalMs: Math.max(50, Math.min(1000, slotFor(userRetentionMs) / 4)),
   }).start();

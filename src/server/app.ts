@@ -105,7 +105,7 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h, limit] of beacons.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw), limit));
   }
-  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, beacons: beacons.store, metrics, recent, cluster: cluster?.privacy });
+  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, beacons: beacons.store, metrics, recent, cluster: cluster?.privacy, busy: () => inflight > 0 });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
