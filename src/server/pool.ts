@@ -15,6 +15,9 @@ import { leastBusyInTurn, type Balancer } from './balancer.js';
 
 export type WorkersState = 'warming' | 'warm';
 
+/** Each detection worker's young generation, MB (two semi-spaces; Node 20's default is 32): see the constructor. */
+const YOUNG_GENERATION_MB = 64;
+
 export class DetectPool {
   private readonly pool: Piscina;
   private readonly balancer: Balancer;
@@ -48,6 +51,12 @@ export class DetectPool {
       // the loop (incremental marking steps) waited too. bench:http CPU ms/req of the workers at
       // peak: 0.551 sync, 0.565 async (noisy machine; issue 21).
       atomics: 'async',
+      // A detection allocates some 200 KB that dies within it, ~40 MB/s a worker at 300 req/s, so with
+      // Node's default young generation (32 MB, 16 MB semi-spaces) a worker scavenged 2–3 times a second and promoted what was
+      // merely mid-request. bench:soak at 300 req/s, 2 min, per worker (load 12–15): default 310
+      // scavenges, 3.0–3.3 s of pauses, peak heap 275 MB; 64 MB: 205, 1.7–2.1 s, 227 MB; 128 MB: 150,
+      // 1.9 s, 300 MB (the semi-spaces' own cost). Issue 21.
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       // The workers' shared table that keeps their caches of learned values exact (learned/cache.ts).
       workerData: { userVersions: newVersions().buffer },
       // The caches' memory bound (cache-budget.ts) as configured, whether it came from a flag or the environment.
