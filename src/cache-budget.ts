@@ -2,7 +2,12 @@
  * The memory bound of the detection workers' in-heap caches (DWELL_CACHE_MB, issue 21): learned
  * access-point places, pooled evidence of joined networks, decoded venue records, estimated
  * addresses by ~100 m cell and Wi-Fi name keys. Not counted: the offline gazetteer and country
- * borders each thread loads once (about 55 MB of heap a thread, fixed, venues/places.ts). Each thread keeps its own copies (worker threads share no heap), so the budget is split
+ * borders each thread loads once (about 55 MB of heap a thread, fixed, venues/places.ts), each
+ * worker's young generation (64 MB, server/pool.ts) and the garbage V8 lets the old generation
+ * gather before a full collection. bench:soak at 300 req/s, NYC, 2 workers, this default: anonymous
+ * memory flat at 480–484 MB from minute 4 of 7, worker heaps 82–85 MB after each full collection
+ * (docs/performance.md, soak-300rps-balanced); 512 gave the same, 16 thrashed (caches cleared and
+ * refilled, memory rising past 790 MB, GC 2–3 × as long): size it to the working set, not below. Each thread keeps its own copies (worker threads share no heap), so the budget is split
  * evenly between the workers, then between the caches by the shares below, and each cache holds
  * at most its share divided by the estimated heap size of one entry (key, value and map slot).
  *

@@ -70,3 +70,15 @@ export function between(a: HistogramReading | null, b: HistogramReading | null, 
   const over = count - within;
   return { count, over, share: count > 0 ? over / count : NaN, meanMs: count > 0 ? ((b.sum - (a?.sum ?? 0)) / count) * 1000 : NaN };
 }
+
+/** A labelled gauge or counter's series as label value → value, e.g. Dwell's tasks per worker. */
+export function seriesByLabel(text: string, name: string, label: string): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (!line.startsWith(name + '{')) continue;
+    const m = /^\w+\{([^}]*)\}\s+(\S+)/.exec(line);
+    const key = m ? labelsOf(m[1])[label] : undefined;
+    if (m && key !== undefined) out.set(key, (out.get(key) ?? 0) + Number(m[2]));
+  }
+  return out;
+}

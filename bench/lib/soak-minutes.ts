@@ -4,7 +4,7 @@
  */
 import { loadavg } from 'node:os';
 import { Samples, type Summary } from './stats.js';
-import { between, fetchMetrics, routeHistogram, type HistogramReading } from './server-metrics.js';
+import { between, fetchMetrics, routeHistogram, seriesByLabel, type HistogramReading } from './server-metrics.js';
 import { procMemory, type ProcMemory } from './proc-memory.js';
 import type { GcLedger } from './gc-trace.js';
 import { threadCpuSeconds } from './thread-cpu.js';
@@ -25,7 +25,11 @@ export interface Minute {
   load1: number;
   /** Server CPU ms per answered request over the minute: the main thread, and all other threads. */
   cpu: { mainMs: number; otherMs: number } | null;
+  /** Detection tasks each worker took over the minute (Dwell's dwell_detect_worker_tasks), by worker name. */
+  workers?: Record<string, number>;
 }
+
+const WORKER_TASKS = 'dwell_detect_worker_tasks';
 
 export interface MinuteRecorderOptions {
   pid: number;
@@ -45,6 +49,7 @@ export class MinuteRecorder {
   private readonly counts: Array<{ sent: number; ok: number; errors: number }> = [];
   readonly minutes: Minute[] = [];
   private last: HistogramReading | null = null;
+  private lastWorkers = new Map<string, number>();
   private startPerf = 0;
   private startWall = 0;
   private cpuAt = new Map<number, number>();
@@ -55,7 +60,7 @@ export class MinuteRecorder {
   async begin(startPerf: number): Promise<void> {
     this.startPerf = startPerf;
     this.startWall = Date.now() - (performance.now() - startPerf);
-    this.last = await this.readServer();
+    this.last = (await this.readServer()).hist;
     this.cpuAt = threadCpuSeconds(this.o.pid);
   }
 
@@ -89,20 +94,25 @@ export class MinuteRecorder {
     return this.slot(m).s.summary();
   }
 
-  private async readServer(): Promise<HistogramReading | null> {
-    if (!this.o.metricsUrl) return null;
+  /** The route's histogram and the tasks per worker so far (a delta from the last reading is kept for the minute). */
+  private async readServer(): Promise<{ hist: HistogramReading | null; workers?: Record<string, number> }> {
+    if (!this.o.metricsUrl) return { hist: null };
     try {
-      return routeHistogram(await fetchMetrics(this.o.metricsUrl, this.o.metricsToken), this.o.route);
+      const text = await fetchMetrics(this.o.metricsUrl, this.o.metricsToken);
+      const now = seriesByLabel(text, WORKER_TASKS, 'worker');
+      const workers = now.size ? Object.fromEntries([...now].map(([w, n]) => [w, n - (this.lastWorkers.get(w) ?? 0)])) : undefined;
+      this.lastWorkers = now;
+      return { hist: routeHistogram(text, this.o.route), workers };
     } catch (err) {
       this.o.say(`[${this.o.label}] /metrics unreadable: ${(err as Error).message}`);
-      return null;
+      return { hist: null };
     }
   }
 
   /** Closes minute `m` (0-based): called at its end; its client figures are final once its requests are answered (`finish`). */
   async close(m: number): Promise<Minute> {
     const used = this.cpuSince();
-    const reading = await this.readServer();
+    const { hist: reading, workers } = await this.readServer();
     const server = this.o.metricsUrl ? between(this.last, reading, this.o.boundS) : null;
     if (reading) this.last = reading;
     const from = this.startWall + m * 60_000;
@@ -111,7 +121,7 @@ export class MinuteRecorder {
     const { s, c } = this.slot(m);
     const served = server?.count ?? c.ok;
     const cpu = served > 0 ? { mainMs: (used.main * 1000) / served, otherMs: (used.other * 1000) / served } : null;
-    const minute: Minute = { minute: m + 1, ...c, client: s.summary(), server, memory: procMemory(this.o.pid), gc, load1: loadavg()[0], cpu };
+    const minute: Minute = { minute: m + 1, ...c, client: s.summary(), server, memory: procMemory(this.o.pid), gc, load1: loadavg()[0], cpu, workers };
     this.minutes[m] = minute;
     this.o.say(`[${this.o.label}] ${describeMinute(minute)}`);
     return minute;
@@ -150,7 +160,9 @@ export function describeMinute(m: Minute): string {
   const srv = m.server ? `, server >50 ms ${(m.server.share * 100).toFixed(2)} % of ${m.server.count} (mean ${f(m.server.meanMs)} ms)` : '';
   const mem = m.memory ? `, anon ${m.memory.anonMb.toFixed(0)} MB, file ${m.memory.fileMb.toFixed(0)} MB` : '';
   const g = gcSplit(m.gc);
+  const per = Object.entries(m.gc).filter(([t]) => t !== 't0').map(([t, v]) => `${t} ${f(v.totalMs)} (${v.n}×, max ${f(v.maxMs)}, heap ${f(v.heapMb)} MB)`).join(', ');
+  const tasks = m.workers ? `; tasks per worker ${Object.entries(m.workers).map(([w, n]) => `${w} ${n}`).join(', ')}` : '';
   return `minute ${m.minute}: ${m.ok} ok, ${m.errors} errors; client p50 ${f(m.client.p50)} ms, p99 ${f(m.client.p99)} ms, max ${f(m.client.max)} ms${srv}${mem}; ` +
-    `GC main ${f(g.main.totalMs)} ms (max ${f(g.main.maxMs)}), other threads ${f(g.others.totalMs)} ms (max ${f(g.others.maxMs)}); ` +
+    `GC main ${f(g.main.totalMs)} ms (max ${f(g.main.maxMs)}), other threads ${f(g.others.totalMs)} ms (max ${f(g.others.maxMs)}): ${per}${tasks}; ` +
     `CPU ms/req ${m.cpu ? `${m.cpu.mainMs.toFixed(2)} main + ${m.cpu.otherMs.toFixed(2)} others` : '–'}; load ${m.load1.toFixed(1)}`;
 }

@@ -56,13 +56,15 @@ export function verdicts(run: SoakRun): Verdict[] {
 }
 
 function dwellTable(ms: Minute[]): string {
-  const header = ['min', 'req/s', 'errors', 'client p50 ms', 'p99 ms', 'max ms', 'server >50 ms', 'server mean ms', 'anon MB', 'file MB', 'GC main ms (max)', 'GC workers ms (max)', 'CPU ms/req main + others', 'load'];
+  const header = ['min', 'req/s', 'errors', 'client p50 ms', 'p99 ms', 'max ms', 'server >50 ms', 'server mean ms', 'anon MB', 'file MB', 'GC main ms (max)', 'GC other threads ms (max)', 'GC per other thread ms (count)', 'tasks per worker', 'CPU ms/req main + others', 'load'];
   const rows = ms.map((m) => {
     const g = gcSplit(m.gc);
     return [String(m.minute), fmtInt(m.ok / 60), String(m.errors), fmtMs(m.client.p50), fmtMs(m.client.p99), fmtMs(m.client.max),
       m.server ? `${(m.server.share * 100).toFixed(2)} %` : '–', m.server ? fmtMs(m.server.meanMs) : '–',
       m.memory ? m.memory.anonMb.toFixed(0) : '–', m.memory ? m.memory.fileMb.toFixed(0) : '–',
       `${g.main.totalMs.toFixed(0)} (${fmtMs(g.main.maxMs)})`, `${g.others.totalMs.toFixed(0)} (${fmtMs(g.others.maxMs)})`,
+      Object.entries(m.gc).filter(([t]) => t !== 't0').sort().map(([t, v]) => `${t} ${v.totalMs.toFixed(0)} (${v.n})`).join(' · ') || '–',
+      m.workers ? Object.entries(m.workers).sort().map(([w, n]) => `${w} ${n}`).join(' · ') : '–',
       m.cpu ? `${m.cpu.mainMs.toFixed(2)} + ${m.cpu.otherMs.toFixed(2)}` : '–', m.load1.toFixed(1)];
   });
   return markdownTable(header, rows, header.map((_, i) => (i === 0 ? 'left' : 'right')));

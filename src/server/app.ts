@@ -72,6 +72,7 @@ export async function startServer(config: Config): Promise<Server> {
   }, (err) => log.error('venue store failed to load', { dir: venues.root, error: String(err?.message ?? err) }));
 
   metrics.gauge('dwell_detect_queue_depth', 'detections waiting for a worker', () => pool.queued);
+  metrics.gauge('dwell_detect_worker_tasks', 'detection tasks handed to each worker since start', () => pool.handed(), ['worker']);
   metrics.gauge('dwell_outbox_depth', 'triggers in the outbox (pending and dead)', () => outbox.depth());
   metrics.gauge('dwell_inflight_requests', 'requests being handled', () => inflight);
   metrics.gauge('dwell_replay_cache_entries', 'signatures remembered against replays', () => replays.size);

@@ -11,11 +11,16 @@ import type { DetectTask } from '../pipeline/task.js';
 import type { DetectResult } from '../schemas/detect-outcome.js';
 import type { ExplainResult, ExplainTask } from '../pipeline/explain.js';
 import { warmUpTasks } from './warm-up.js';
+import { leastBusyInTurn, type Balancer } from './balancer.js';
 
 export type WorkersState = 'warming' | 'warm';
 
+/** Each detection worker's young generation, MB (two semi-spaces; Node 20's default is 32): see the constructor. */
+const YOUNG_GENERATION_MB = 64;
+
 export class DetectPool {
   private readonly pool: Piscina;
+  private readonly balancer: Balancer;
   private warmed: Promise<void> | null = null;
   state: WorkersState = 'warming';
 
@@ -29,12 +34,29 @@ export class DetectPool {
    * which is why this stops at 12.
    */
   constructor(private readonly threads: number, private readonly tasksPerWorker: number, private readonly maxQueue: number, cacheMb?: number) {
+    this.balancer = leastBusyInTurn(tasksPerWorker);
     this.pool = new Piscina({
       filename: new URL('../../workers/detect.js', import.meta.url).href,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Infinity,
       concurrentTasksPerWorker: tasksPerWorker,
+      // Least busy, ties in turn (balancer.ts): Piscina's own gave the first worker ~80 % at part load.
+      loadBalancer: this.balancer.pick,
+      // An idle worker waits with Atomics.waitAsync, so its event loop turns (Piscina's default,
+      // 'sync', blocks the thread in Atomics.wait). Blocked, the loop never ran the timer lmdb-js
+      // sets at each read-snapshot renewal (users/store.ts fresh(), beacons, geofences: about three
+      // a detection), so they piled up, 44,000 live Timeouts per worker after 95 s at 300 req/s
+      // (heap snapshot), a leak that only a pause in the load would drain; V8's GC tasks posted to
+      // the loop (incremental marking steps) waited too. bench:http CPU ms/req of the workers at
+      // peak: 0.551 sync, 0.565 async (noisy machine; issue 21).
+      atomics: 'async',
+      // A detection allocates some 200 KB that dies within it, ~40 MB/s a worker at 300 req/s, so with
+      // Node's default young generation (32 MB, 16 MB semi-spaces) a worker scavenged 2–3 times a second and promoted what was
+      // merely mid-request. bench:soak at 300 req/s, 2 min, per worker (load 12–15): default 310
+      // scavenges, 3.0–3.3 s of pauses, peak heap 275 MB; 64 MB: 205, 1.7–2.1 s, 227 MB; 128 MB: 150,
+      // 1.9 s, 300 MB (the semi-spaces' own cost). Issue 21.
+      resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       // The workers' shared table that keeps their caches of learned values exact (learned/cache.ts).
       workerData: { userVersions: newVersions().buffer },
       // The caches' memory bound (cache-budget.ts) as configured, whether it came from a flag or the environment.
@@ -44,6 +66,11 @@ export class DetectPool {
 
   get queued(): number {
     return this.pool.queueSize;
+  }
+
+  /** Detection tasks handed to each worker so far (warm-up included), by worker: `w1`, `w2`… in start order. */
+  handed(): Array<[{ worker: string }, number]> {
+    return this.balancer.handed().sort((a, b) => a[0] - b[0]).map(([, n], i) => [{ worker: `w${i + 1}` }, n]);
   }
 
   async run(task: DetectTask): Promise<DetectResult> {
