@@ -48,14 +48,16 @@ function request(k: number, a: { lat: number; lon: number }, b: { lat: number; l
   };
 }
 
-/** Detection tasks for warming: `n` with Wi-Fi and users on `scratchDir`, then `last` anonymous ones without Wi-Fi on `dataDir`. */
-export function warmUpTasks(store: StoreHandle, places: ReadonlyArray<{ lat: number; lon: number }>, scratchDir: string, dataDir: string, n: number, last: number): { scratch: DetectTask[]; real: DetectTask[] } {
-  const now = Date.now();
+/**
+ * `count` detection tasks for warming from the `from`-th: with Wi-Fi and users on `dir` (a
+ * scratch directory), or anonymous without Wi-Fi (which write nothing) when `wifi` is false.
+ */
+export function warmUpTasks(store: StoreHandle, places: ReadonlyArray<{ lat: number; lon: number }>, dir: string, from: number, count: number, wifi: boolean, now = Date.now()): DetectTask[] {
+  if (places.length === 0) return [];
   const app = { app_key: WARM_UP_APP, confirm_dwell_s: 300 };
-  const task = (k: number, dir: string, wifi: boolean): DetectTask => {
+  return Array.from({ length: count }, (_, i) => {
+    const k = from + i;
     const a = places[k % places.length], b = places[(k * 7 + 3) % places.length];
     return { body: gzipSync(JSON.stringify(request(k, a, b, now, wifi))), gzip: true, sync: true, app, store, dataDir: dir, now };
-  };
-  if (places.length === 0) return { scratch: [], real: [] };
-  return { scratch: Array.from({ length: n }, (_, k) => task(k, scratchDir, true)), real: Array.from({ length: last }, (_, k) => task(n + k, dataDir, false)) };
+  });
 }
