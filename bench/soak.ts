@@ -12,7 +12,8 @@
  * soon as /readyz answers 200, so the first minute is part of the figure. Then the floor server
  * (bench/floor-server.ts) under the same generator and rate: the control for the client tail.
  * Per minute: client p50/p99/max, Dwell's own histogram share over 50 ms (/metrics), RssAnon and
- * RssFile, GC pause time per thread, detections each worker took (dwell_detect_worker_tasks). `--peak-fraction F` first measures Dwell's peak on this mix
+ * RssFile, GC pause time per thread, detections each worker took (dwell_detect_worker_tasks);
+ * the first minute also in 10 s slices, and Dwell's warm-up log line (it runs at log level info). `--peak-fraction F` first measures Dwell's peak on this mix
  * (a separate fresh process, closed loop) and runs at F × that.
  */
 import { randomBytes } from 'node:crypto';
