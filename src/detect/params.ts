@@ -137,6 +137,9 @@ const beacons = {
   outsideDb: -29, outsideNearM: 7, outsideSlopeDb: 7, outsideSdDb: 4.5,
   /** One beacon moves a candidate at most this far (nats) below the best: a registry can be wrong. */
   floor: -8,
+  /** Chance that a stay at another venue hears the beacon as loud as inside (the phone by the shared wall). */
+  wallP: 0.2, wallM: 15,
+  noneOutside: 1,
   /**
    * Ranging scans that never heard any of a candidate's registered beacons: this much each against
    * it, up to missCap (seed b1 top1 without it −0.15 points, ECE +0.003).
