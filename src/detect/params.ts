@@ -137,8 +137,17 @@ const beacons = {
   outsideDb: -29, outsideNearM: 7, outsideSlopeDb: 7, outsideSdDb: 4.5,
   /** One beacon moves a candidate at most this far (nats) below the best: a registry can be wrong. */
   floor: -8,
-  /** Chance that a stay at another venue hears the beacon as loud as inside (the phone by the shared wall). */
+  /**
+   * A stay at another venue within wallM metres of the beacon hears it as loud as inside wallP of
+   * the time (the phone by the shared wall; rarer with the square of the distance beyond): most
+   * confident wrong answers that heard their answer's beacon were such a neighbour, 5 to 20 m
+   * away. Fitted on seeds b1-b3 and t1-t3 (docs/ranking.md, Beacons), checked on b4-b6, t4-t6.
+   */
   wallP: 0.2, wallM: 15,
+  /**
+   * 1: a beacon heard as if inside speaks against "none of these" as against a place just beyond
+   * its wall (without it, one-signal stays that heard their venue's beacon went to "none").
+   */
   noneOutside: 1,
   /**
    * Ranging scans that never heard any of a candidate's registered beacons: this much each against
