@@ -1,0 +1,155 @@
+/**
+ * Cluster mode: a thread's copy of every app's beacons, fed by the bucket's watch
+ * (state/nats/beacons.ts), so the registry's reads stay synchronous (store.ts) and a detection
+ * thread looks beacons up in memory. A change made on any node arrives within the watch's delay
+ * (milliseconds); a write made through this copy's store is applied here before it resolves.
+ * Each key's revision is kept, so a value that arrives late never replaces a newer one.
+ * Memory: every beacon once per thread that follows (the server's and each detection thread).
+ */
+import type { BeaconView, StoredBeacon } from '../schemas/beacon.js';
+import type { Watching } from '../state/types.js';
+import { appOfKey, type BeaconsState } from '../state/nats/beacons.js';
+import { log } from '../log.js';
+import type { ListQuery } from './store.js';
+import { viewOf } from './lookup.js';
+
+export interface Entry { key: string; rec: StoredBeacon; revision: number }
+/** How long a read waits for the copy to catch up before it answers from what it has. */
+const SETTLE_MS = 2_000;
+
+class AppCopy {
+  readonly byKey = new Map<string, StoredBeacon>();
+  /** id → keys; two keys only after a crash between the two writes of an identity change. */
+  readonly byId = new Map<string, string[]>();
+  version = 0;
+  sorted: string[] | null = null;
+  view: { version: number; view: BeaconView } | null = null;
+}
+
+export class BeaconMirror {
+  /** Every key's latest known revision; undefined `rec`: removed by this node, marker not seen yet. */
+  private readonly revisions = new Map<string, { rec: StoredBeacon | undefined; revision: number }>();
+  private readonly apps = new Map<string, AppCopy>();
+  private seen = 0;
+  /** One counter for all apps: an app emptied and filled again never shows an old version. */
+  private clock = 0;
+  private waiters: Array<{ revision: number; wake: () => void }> = [];
+  private readonly watching: Watching;
+
+  constructor(private readonly state: BeaconsState) {
+    this.watching = state.watch((key, rec, revision) => {
+      this.change(key, rec, revision);
+      if (!rec && this.revisions.get(key)?.revision === revision) this.revisions.delete(key);
+      if (revision > this.seen) this.seen = revision;
+      if (!this.waiters.length) return;
+      const due = this.waiters.filter((w) => w.revision <= this.seen);
+      this.waiters = this.waiters.filter((w) => w.revision > this.seen);
+      for (const w of due) w.wake();
+    });
+  }
+
+  get ready(): Promise<void> { return this.watching.ready; }
+
+  /** Resolves once this copy holds every write the cluster acknowledged before the call. */
+  async settle(): Promise<void> {
+    const last = await this.state.lastRevision();
+    if (this.seen >= last) return;
+    let timer: NodeJS.Timeout | undefined;
+    await new Promise<void>((wake) => {
+      this.waiters.push({ revision: last, wake });
+      timer = setTimeout(() => { log.warn('beacon copy behind the cluster; answering from it', { seen: this.seen, last }); wake(); }, SETTLE_MS);
+    });
+    clearTimeout(timer);
+  }
+
+  /**
+   * This node wrote `rec` at `revision`. Once the watch has passed that revision it has brought
+   * this value or a newer one (whose removal may already be forgotten): nothing to do.
+   */
+  wrote(key: string, rec: StoredBeacon, revision: number): void {
+    if (revision > this.seen) this.change(key, rec, revision);
+  }
+
+  /** This node removed `key` as it was at `revision`; the watch's marker, later, forgets the key. */
+  removed(key: string, revision: number): void {
+    if (this.revisions.has(key)) this.change(key, undefined, revision + 0.5);
+  }
+
+  /** A change of `key` at `revision` (undefined: removed), unless a later one is already here. */
+  private change(key: string, rec: StoredBeacon | undefined, revision: number): void {
+    const known = this.revisions.get(key);
+    if (known && known.revision >= revision) return;
+    this.revisions.set(key, { rec, revision });
+    const app = appOfKey(key);
+    let copy = this.apps.get(app);
+    if (!copy) this.apps.set(app, (copy = new AppCopy()));
+    const old = copy.byKey.get(key);
+    if (old) {
+      copy.byKey.delete(key);
+      const keys = copy.byId.get(old.id)?.filter((k) => k !== key) ?? [];
+      if (keys.length) copy.byId.set(old.id, keys); else copy.byId.delete(old.id);
+    }
+    if (rec) {
+      copy.byKey.set(key, rec);
+      copy.byId.set(rec.id, [...(copy.byId.get(rec.id) ?? []), key]);
+    }
+    copy.version = ++this.clock;
+    copy.sorted = null;
+    if (copy.byKey.size === 0) this.apps.delete(app);
+  }
+
+  /** The record of `id` (the newest, should a crash have left two) and the other keys of the id. */
+  find(app: string, id: string): (Entry & { others: string[] }) | undefined {
+    const keys = this.apps.get(app)?.byId.get(id);
+    if (!keys) return undefined;
+    const entries = keys.map((k) => this.entry(k)!).sort((a, b) => (a.rec.updated_at < b.rec.updated_at ? 1 : -1));
+    return { ...entries[0], others: entries.slice(1).map((e) => e.key) };
+  }
+
+  entry(key: string): Entry | undefined {
+    const r = this.revisions.get(key);
+    return r?.rec ? { key, rec: r.rec, revision: r.revision } : undefined;
+  }
+
+  get(app: string, id: string): StoredBeacon | undefined { return this.find(app, id)?.rec; }
+
+  list(app: string, q: ListQuery): { items: StoredBeacon[]; next: string | null } {
+    const copy = this.apps.get(app);
+    if (!copy) return { items: [], next: null };
+    const ids = (copy.sorted ??= [...copy.byId.keys()].sort());
+    const items: StoredBeacon[] = [];
+    for (let i = q.after === undefined ? 0 : firstAfter(ids, q.after); i < ids.length; i++) {
+      const rec = this.get(app, ids[i])!;
+      if (q.tag !== undefined && rec.tag !== q.tag) continue;
+      if (items.length === q.limit) return { items, next: items[items.length - 1].id };
+      items.push(rec);
+    }
+    return { items, next: null };
+  }
+
+  version(app: string): number { return this.apps.get(app)?.version ?? 0; }
+
+  all(app: string): Iterable<StoredBeacon> { return this.apps.get(app)?.byKey.values() ?? []; }
+
+  keys(app: string): string[] { return [...(this.apps.get(app)?.byKey.keys() ?? [])]; }
+
+  /** The app's index for detection, rebuilt once per change; undefined when it has no beacon. */
+  view(app: string): BeaconView | undefined {
+    const copy = this.apps.get(app);
+    if (!copy) return undefined;
+    if (copy.view?.version !== copy.version) copy.view = { version: copy.version, view: viewOf(copy.byKey.values()) };
+    return copy.view.view;
+  }
+
+  stop(): void { this.watching.stop(); }
+}
+
+/** The index of the first id greater than `after` in sorted `ids`. */
+function firstAfter(ids: readonly string[], after: string): number {
+  let lo = 0, hi = ids.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ids[mid] <= after) lo = mid + 1; else hi = mid;
+  }
+  return lo;
+}
