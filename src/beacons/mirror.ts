@@ -10,12 +10,13 @@ import type { BeaconView, StoredBeacon } from '../schemas/beacon.js';
 import type { Watching } from '../state/types.js';
 import { appOfKey, type BeaconsState } from '../state/nats/beacons.js';
 import { log } from '../log.js';
+import { DwellError } from '../errors.js';
 import type { ListQuery } from './store.js';
 import { viewOf } from './lookup.js';
 
 export interface Entry { key: string; rec: StoredBeacon; revision: number }
-/** How long a read waits for the copy to catch up before it answers from what it has. */
-const SETTLE_MS = 2_000;
+/** How long a read waits for the copy to catch up (milliseconds, unless a new thread replays 100,000s). */
+const SETTLE_MS = 5_000;
 
 class AppCopy {
   readonly byKey = new Map<string, StoredBeacon>();
@@ -50,16 +51,23 @@ export class BeaconMirror {
 
   get ready(): Promise<void> { return this.watching.ready; }
 
-  /** Resolves once this copy holds every write the cluster acknowledged before the call. */
-  async settle(): Promise<void> {
+  /**
+   * Resolves once this copy holds every write the cluster acknowledged before the call. A copy
+   * still behind after `maxMs` (a new thread replaying a large registry, a watch cut off) answers
+   * 503 `unavailable` when `late` is 'refuse', or lets the caller go on with what it has ('warn').
+   */
+  async settle(maxMs = SETTLE_MS, late: 'refuse' | 'warn' = 'refuse'): Promise<void> {
     const last = await this.state.lastRevision();
     if (this.seen >= last) return;
     let timer: NodeJS.Timeout | undefined;
-    await new Promise<void>((wake) => {
-      this.waiters.push({ revision: last, wake });
-      timer = setTimeout(() => { log.warn('beacon copy behind the cluster; answering from it', { seen: this.seen, last }); wake(); }, SETTLE_MS);
+    const caughtUp = await new Promise<boolean>((wake) => {
+      this.waiters.push({ revision: last, wake: () => wake(true) });
+      timer = setTimeout(() => wake(false), maxMs);
     });
     clearTimeout(timer);
+    if (caughtUp) return;
+    if (late === 'refuse') throw new DwellError('unavailable', 'this node\'s copy of the beacon registry is still catching up with the cluster; try again shortly', undefined, 1);
+    log.warn('beacon copy behind the cluster; going on with it', { seen: this.seen, last });
   }
 
   /**

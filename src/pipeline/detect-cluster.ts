@@ -33,7 +33,8 @@ function open(servers: readonly string[]): Promise<Thread> {
     const kit = await openNatsState(servers);
     const fences = new FenceMirror(kit.fences);
     const beacons = new BeaconMirror(kit.beacons);
-    await Promise.all([fences.ready, beacons.ready, kit.learnedReady]);
+    // The watch's `ready` gives up waiting after a moment; a large registry replays for longer.
+    await Promise.all([fences.ready, beacons.ready.then(() => beacons.settle(60_000, 'warn')), kit.learnedReady]);
     return { kit, view: new ClusterUserView(kit.learned), fences, beacons };
   })().catch((err) => { thread = null; throw err; });
   return thread;
