@@ -11,19 +11,14 @@
  * under both, the newer wins on reads, and its next update or delete removes the other.
  * Writes of one app on this node run one after another, as in LMDB.
  */
-import { DwellError } from '../errors.js';
 import type { BeaconInput, BeaconPatch, StoredBeacon } from '../schemas/beacon.js';
 import type { BeaconsState } from '../state/nats/beacons.js';
 import { isConflict } from '../state/nats/kv.js';
 import { BeaconMirror } from './mirror.js';
+import { busy, importLines, inWindows, ROUNDS } from './cluster-import.js';
 import { conflict, fresh, patched, placed, type BeaconStore, type ImportItem, type ListQuery } from './store.js';
 
-/** Decisions taken again after a lost race, before the write gives up with a 503. */
-const ROUNDS = 16;
-/** Writes of an import or an app deletion in flight at once. */
-const WINDOW = 128;
 const iso = (ms: number) => new Date(ms).toISOString();
-const busy = () => new DwellError('unavailable', 'this beacon kept changing under the write (other nodes writing it); try again', undefined, 1);
 
 export class ClusterBeaconStore implements BeaconStore {
   private readonly mirror: BeaconMirror;
@@ -109,21 +104,7 @@ export class ClusterBeaconStore implements BeaconStore {
   upsertMany(app: string, items: readonly ImportItem[]): Promise<{ created: number; updated: number }> {
     return this.serial(app, async () => {
       await this.mirror.settle();
-      const at = iso(this.now());
-      // Lines of one identity are written in their order; different identities at once.
-      const byKey = new Map<string, ImportItem[]>();
-      for (const item of items) {
-        const key = this.state.keyOf({ app_key: app, ...item.input });
-        const same = byKey.get(key);
-        if (same) same.push(item); else byKey.set(key, [item]);
-      }
-      let created = 0, updated = 0;
-      await inWindows([...byKey], async ([key, lines]) => {
-        for (const line of lines) {
-          if (await this.upsertOne(app, key, line, at)) created++; else updated++;
-        }
-      });
-      return { created, updated };
+      return importLines(this.state, this.mirror, app, items, iso(this.now()));
     });
   }
 
@@ -139,27 +120,6 @@ export class ClusterBeaconStore implements BeaconStore {
   }
 
   async close(): Promise<void> { this.mirror.stop(); }
-
-  /** Creates `line`'s record, or updates the one its identity has; true when created. */
-  private async upsertOne(app: string, key: string, line: ImportItem, at: string): Promise<boolean> {
-    let cur: { rec: StoredBeacon | undefined; revision: number } = this.mirror.entry(key) ?? { rec: undefined, revision: 0 };
-    for (let round = 0; round < ROUNDS; round++) {
-      try {
-        if (cur.rec) {
-          const next = patched(cur.rec, line.patch, at);
-          this.mirror.wrote(key, next, await this.state.update(next, cur.revision));
-          return false;
-        }
-        const rec = fresh(app, line.input, at);
-        this.mirror.wrote(key, rec, await this.state.create(rec));
-        return true;
-      } catch (err) {
-        if (!isConflict(err)) throw err;
-        cur = await this.state.read(key);
-      }
-    }
-    throw busy();
-  }
 
   /** Takes the key of `next`'s identity; a record of the same id there (a crash's leftover) is replaced. */
   private async claim(next: StoredBeacon): Promise<number> {
@@ -195,11 +155,4 @@ export class ClusterBeaconStore implements BeaconStore {
     void done.then(() => { if (this.chains.get(app) === done) this.chains.delete(app); });
     return p;
   }
-}
-
-/** Runs `fn` over `items` with at most WINDOW running at once. */
-async function inWindows<T>(items: readonly T[], fn: (item: T) => Promise<unknown>): Promise<void> {
-  let next = 0;
-  const lane = async () => { while (next < items.length) await fn(items[next++]); };
-  await Promise.all(Array.from({ length: Math.min(WINDOW, items.length) }, lane));
 }
