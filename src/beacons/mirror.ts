@@ -1,30 +1,52 @@
 /**
  * Cluster mode: a thread's copy of every app's beacons, fed by the bucket's watch
  * (state/nats/beacons.ts), so the registry's reads stay synchronous (store.ts) and a detection
- * thread looks beacons up in memory. A change made on any node arrives within the watch's delay
+ * thread looks beacons up in memory: each app's index (the BeaconView lookup.ts builds in the
+ * embedded mode) is updated change by change, so an import streaming in costs no rebuilds. A change made on any node arrives within the watch's delay
  * (milliseconds); a write made through this copy's store is applied here before it resolves.
  * Each key's revision is kept, so a value that arrives late never replaces a newer one.
  * Memory: every beacon once per thread that follows (the server's and each detection thread).
  */
-import type { BeaconView, StoredBeacon } from '../schemas/beacon.js';
+import { beaconKey, type BeaconView, type RegisteredBeacon, type StoredBeacon } from '../schemas/beacon.js';
 import type { Watching } from '../state/types.js';
 import { appOfKey, type BeaconsState } from '../state/nats/beacons.js';
 import { log } from '../log.js';
 import { DwellError } from '../errors.js';
 import type { ListQuery } from './store.js';
-import { viewOf } from './lookup.js';
 
 export interface Entry { key: string; rec: StoredBeacon; revision: number }
 /** How long a read waits for the copy to catch up (milliseconds, unless a new thread replays 100,000s). */
 const SETTLE_MS = 5_000;
 
-class AppCopy {
+/** One app's records, and its index as detection reads it, kept change by change (no rebuilds during an import). */
+class AppCopy implements BeaconView {
   readonly byKey = new Map<string, StoredBeacon>();
   /** id → keys; two keys only after a crash between the two writes of an identity change. */
   readonly byId = new Map<string, string[]>();
+  private readonly byIdentity = new Map<string, RegisteredBeacon>();
+  private readonly perVenue = new Map<string, number>();
   version = 0;
   sorted: string[] | null = null;
-  view: { version: number; view: BeaconView } | null = null;
+
+  link(key: string, r: StoredBeacon): void {
+    this.byKey.set(key, r);
+    this.byId.set(r.id, [...(this.byId.get(r.id) ?? []), key]);
+    this.byIdentity.set(beaconKey(r.uuid, r.major, r.minor), { venueId: r.venue_id, lat: r.location?.lat ?? NaN, lon: r.location?.long ?? NaN });
+    if (r.venue_id !== null) this.perVenue.set(r.venue_id, (this.perVenue.get(r.venue_id) ?? 0) + 1);
+  }
+
+  unlink(key: string, r: StoredBeacon): void {
+    this.byKey.delete(key);
+    const keys = this.byId.get(r.id)?.filter((k) => k !== key) ?? [];
+    if (keys.length) this.byId.set(r.id, keys); else this.byId.delete(r.id);
+    this.byIdentity.delete(beaconKey(r.uuid, r.major, r.minor));
+    if (r.venue_id === null) return;
+    const n = (this.perVenue.get(r.venue_id) ?? 1) - 1;
+    if (n > 0) this.perVenue.set(r.venue_id, n); else this.perVenue.delete(r.venue_id);
+  }
+
+  find(key: string): RegisteredBeacon | undefined { return this.byIdentity.get(key); }
+  atVenue(venueId: string): number { return this.perVenue.get(venueId) ?? 0; }
 }
 
 export class BeaconMirror {
@@ -92,15 +114,8 @@ export class BeaconMirror {
     let copy = this.apps.get(app);
     if (!copy) this.apps.set(app, (copy = new AppCopy()));
     const old = copy.byKey.get(key);
-    if (old) {
-      copy.byKey.delete(key);
-      const keys = copy.byId.get(old.id)?.filter((k) => k !== key) ?? [];
-      if (keys.length) copy.byId.set(old.id, keys); else copy.byId.delete(old.id);
-    }
-    if (rec) {
-      copy.byKey.set(key, rec);
-      copy.byId.set(rec.id, [...(copy.byId.get(rec.id) ?? []), key]);
-    }
+    if (old) copy.unlink(key, old);
+    if (rec) copy.link(key, rec);
     copy.version = ++this.clock;
     copy.sorted = null;
     if (copy.byKey.size === 0) this.apps.delete(app);
@@ -141,13 +156,8 @@ export class BeaconMirror {
 
   keys(app: string): string[] { return [...(this.apps.get(app)?.byKey.keys() ?? [])]; }
 
-  /** The app's index for detection, rebuilt once per change; undefined when it has no beacon. */
-  view(app: string): BeaconView | undefined {
-    const copy = this.apps.get(app);
-    if (!copy) return undefined;
-    if (copy.view?.version !== copy.version) copy.view = { version: copy.version, view: viewOf(copy.byKey.values()) };
-    return copy.view.view;
-  }
+  /** The app's index for detection (the copy itself, kept change by change); undefined when it has no beacon. */
+  view(app: string): BeaconView | undefined { return this.apps.get(app); }
 
   stop(): void { this.watching.stop(); }
 }
