@@ -102,7 +102,7 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes({ store: cluster?.geofences ?? geofences.store })) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const beacons = openBeaconService(config.dataDir, () => store);
+  const beacons = openBeaconService(config.dataDir, () => store, cluster?.beacons);
   for (const [method, pattern, h, limit] of beacons.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw), limit));
   }
