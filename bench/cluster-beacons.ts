@@ -8,14 +8,18 @@
  *    warm-up of 50.
  * 2. An import of `--lines` new beacons in one call, cluster and LMDB alternating, `--rounds` each.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { performance } from 'node:perf_hooks';
+import { atExit } from './lib/child.js';
 import { openNatsState } from '../src/state/nats/kit.js';
 import { ClusterBeaconStore } from '../src/beacons/cluster-store.js';
 import { LmdbBeaconStore } from '../src/beacons/lmdb-store.js';
 import type { BeaconStore, ImportItem } from '../src/beacons/store.js';
 import type { BeaconInput } from '../src/schemas/beacon.js';
-import { startNatsCluster } from '../test/helpers/nats-server.js';
-import { tempDir } from '../test/helpers/server.js';
+import { startNatsCluster } from './lib/nats-server.js';
+import { writePerformanceSection } from './lib/perf-doc.js';
 import { Samples, median, spread } from './lib/stats.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
 
@@ -32,7 +36,9 @@ const nats = await startNatsCluster(1);
 const servers = nats.nodes.map((n) => n.url);
 const [ka, kb] = await Promise.all([openNatsState(servers), openNatsState(servers)]);
 const [a, b] = [new ClusterBeaconStore(ka.beacons), new ClusterBeaconStore(kb.beacons)];
-const lmdb = new LmdbBeaconStore(tempDir('dwell-bench-beacons-'));
+const lmdbDir = mkdtempSync(path.join(tmpdir(), 'dwell-bench-beacons-'));
+atExit(() => rmSync(lmdbDir, { recursive: true, force: true }));
+const lmdb = new LmdbBeaconStore(lmdbDir);
 await Promise.all([a.ready, b.ready]);
 
 const seenOnB = (app: string, id: string) => new Promise<void>((done) => {
@@ -69,14 +75,14 @@ for (let r = 0; r < ROUNDS; r++) {
 }
 
 const row = (what: string, s: { p50: number; p90: number; p99: number }) => [what, fmtMs(s.p50), fmtMs(s.p90), fmtMs(s.p99)];
-console.log(markdownTable(['sequential, after 50 warm-up', 'p50', 'p90', 'p99'], [
+const md = markdownTable(['sequential, after 50 warm-up', 'p50', 'p90', 'p99'], [
   row('cluster create, answered on A', write), row('… held by B\'s copy (from the call)', seen), row('LMDB create (peer)', lmdbWrite),
-]));
-console.log();
-console.log(markdownTable([`import of ${fmtInt(LINES)} new beacons`, 'lines/s, median', 'spread'], (['cluster', 'lmdb'] as const).map((k) => {
+]) + '\n\n' + markdownTable([`import of ${fmtInt(LINES)} new beacons`, 'lines/s, median', 'spread'], (['cluster', 'lmdb'] as const).map((k) => {
   const s = spread(imports[k]);
   return [k, fmtInt(median(imports[k])), `${fmtInt(s.min)}–${fmtInt(s.max)}`];
-})));
+}));
+console.log(md);
+writePerformanceSection('cluster-beacons', md + '\n\nTwo cluster stores (two NATS connections, as two nodes) on one local nats-server (R1); the LMDB store in the same run.');
 await Promise.all([a.close(), b.close(), lmdb.close()]);
 await Promise.all([ka.close(), kb.close()]);
 await nats.stop();
