@@ -176,9 +176,10 @@ export async function startServer(config: Config): Promise<Server> {
       }
       stopWatching();
       await internal?.close();
+      // The workers first: they read the venue store, users and replays until they stop.
+      await pool.close();
       await venues.close();
       await replays.close();
-      await pool.close();
       await privacy.close();
       clearInterval(recentSweep);
       await recent.close();

@@ -22,6 +22,8 @@ export class DetectPool {
   private readonly pool: Piscina;
   private readonly balancer: Balancer;
   private warmed: Promise<void> | null = null;
+  /** Set by close(): no further warm-up wave starts. */
+  private closing = false;
   state: WorkersState = 'warming';
 
   /**
@@ -120,8 +122,8 @@ export class DetectPool {
         await runWave(tasks.slice(0, wave));
         const t1 = Date.now();
         log.debug('first warm-up wave done', { ms: t1 - t0 });
-        for (let i = wave; i < tasks.length && Date.now() - t1 < budgetMs; i += wave) await runWave(tasks.slice(i, i + wave));
-        await runWave(real);
+        for (let i = wave; i < tasks.length && Date.now() - t1 < budgetMs && !this.closing; i += wave) await runWave(tasks.slice(i, i + wave));
+        if (!this.closing) await runWave(real);
         if (failed) log.warn('some warm-up detections failed', { failed, done });
       } catch (err) {
         log.warn('worker warm-up failed; serving cold', { error: String((err as Error)?.message ?? err) });
@@ -135,7 +137,15 @@ export class DetectPool {
     return this.warmed;
   }
 
-  close(): Promise<void> {
-    return this.pool.destroy();
+  /**
+   * Waits for the warm-up wave in progress (none starts after this), then stops the workers.
+   * A SIGTERM can come while a node is still warming (the cap made it ready, or it never got
+   * there): destroying the pool under those tasks, or closing the stores they read, left nodes
+   * hanging in shutdown and once crashed LMDB natively.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.warmed?.catch(() => {});
+    await this.pool.destroy();
   }
 }
