@@ -13,9 +13,8 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
-import { DwellError, invalid } from '../errors.js';
 import type { BeaconInput, BeaconPatch, StoredBeacon } from '../schemas/beacon.js';
-import { fresh, patched, type BeaconStore, type ImportItem, type ListQuery } from './store.js';
+import { conflict, fresh, patched, placed, type BeaconStore, type ImportItem, type ListQuery } from './store.js';
 
 const END = '\uffff';
 /** Import lines written per transaction: the event loop is never held long. */
@@ -170,12 +169,3 @@ export class LmdbBeaconStore implements BeaconStore {
     return p;
   }
 }
-
-function placed(rec: StoredBeacon): void {
-  if (rec.venue_id === null && rec.location === null) {
-    throw invalid('', 'this update would leave the beacon with neither venue_id nor location; a beacon keeps at least one');
-  }
-}
-
-const conflict = (b: { uuid: string; major: number; minor: number }) =>
-  new DwellError('conflict', `this app already has a beacon with uuid ${b.uuid}, major ${b.major}, minor ${b.minor}`);

@@ -62,6 +62,7 @@ export function beaconRoutes({ store, venueKnown }: BeaconDeps): Array<[string, 
     }],
     ['GET', `${BASE}/:id`, async (p, _ex, app) => {
       bound(p, app);
+      await store.settle?.();
       const rec = ID_PATTERN.test(p.id) ? store.get(app.app_key, p.id) : undefined;
       if (!rec) throw notFound(p.id);
       return { status: 200, body: publicBeacon(rec) };
@@ -69,6 +70,7 @@ export function beaconRoutes({ store, venueKnown }: BeaconDeps): Array<[string, 
     ['GET', BASE, async (p, ex, app) => {
       bound(p, app);
       const q = new URLSearchParams(ex.query);
+      await store.settle?.();
       const { items, next } = store.list(app.app_key, { tag: q.get('tag') || undefined, after: cursorIn(q.get('cursor')), limit: pageLimit(q.get('limit')) });
       const out: BeaconList = { beacons: items.map(publicBeacon), next_cursor: next === null ? null : Buffer.from(next).toString('base64url') };
       return { status: 200, body: out };

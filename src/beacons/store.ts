@@ -9,6 +9,7 @@
  * promise resolves; writes of one app are applied in the order they were issued.
  */
 import { randomBytes } from 'node:crypto';
+import { DwellError, invalid } from '../errors.js';
 import type { BeaconInput, BeaconPatch, StoredBeacon } from '../schemas/beacon.js';
 
 export interface ListQuery { tag?: string; after?: string; limit: number }
@@ -32,6 +33,11 @@ export interface BeaconStore {
   all(app: string): Iterable<StoredBeacon>;
   /** Removes everything of the app (privacy/delete-app.ts); answers how many beacons. */
   deleteApp(app: string): Promise<number>;
+  /**
+   * Resolves once get/list see every write acknowledged anywhere before the call: the cluster's
+   * copy catches up (cluster-store.ts). Absent where reads are always current (LMDB).
+   */
+  settle?(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -56,3 +62,13 @@ export function fresh(app: string, input: BeaconInput, at: string): StoredBeacon
   return { id: newId(), uuid: input.uuid, major: input.major, minor: input.minor, venue_id: input.venue_id,
     location: input.location, tag: input.tag, created_at: at, updated_at: at, app_key: app };
 }
+
+/** An update must leave the record somewhere: a venue or a location. */
+export function placed(rec: StoredBeacon): void {
+  if (rec.venue_id === null && rec.location === null) {
+    throw invalid('', 'this update would leave the beacon with neither venue_id nor location; a beacon keeps at least one');
+  }
+}
+
+export const conflict = (b: { uuid: string; major: number; minor: number }) =>
+  new DwellError('conflict', `this app already has a beacon with uuid ${b.uuid}, major ${b.major}, minor ${b.minor}`);

@@ -138,6 +138,18 @@ const beacons = {
   /** One beacon moves a candidate at most this far (nats) below the best: a registry can be wrong. */
   floor: -8,
   /**
+   * A stay at another venue within wallM metres of the beacon hears it as loud as inside wallP of
+   * the time (the phone by the shared wall; rarer with the square of the distance beyond): most
+   * confident wrong answers that heard their answer's beacon were such a neighbour, 5 to 20 m
+   * away. Fitted on seeds b1-b3 and t1-t3 (docs/ranking.md, Beacons), checked on b4-b6, t4-t6.
+   */
+  wallP: 0.2, wallM: 15,
+  /**
+   * 1: a beacon heard as if inside speaks against "none of these" as against a place just beyond
+   * its wall (without it, one-signal stays that heard their venue's beacon went to "none").
+   */
+  noneOutside: 1,
+  /**
    * Ranging scans that never heard any of a candidate's registered beacons: this much each against
    * it, up to missCap (seed b1 top1 without it −0.15 points, ECE +0.003).
    */

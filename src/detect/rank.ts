@@ -67,7 +67,7 @@ const stayIdx = new Int32Array(128);
 const kindScore = new Float64Array(KIND_COUNT);
 /** kindLog's terms per kind, [hour of week, dwell, indoor look], for an explanation. */
 const kindParts = new Float64Array(KIND_COUNT * KIND_PARTS.length);
-const beaconScore = new Float64Array(MAX_CANDIDATES);
+const beaconScore = new Float64Array(MAX_CANDIDATES + 1);
 const learnedBeaconScore = new Float64Array(MAX_CANDIDATES);
 
 /**
@@ -131,7 +131,9 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
   }
   // The "none" score sits relative to the best candidate's geometry alone: a fixed offset from
   // the best-fitting footprint, so that it wins only when no venue fits the fixes.
-  const noneScore = noted(rec, -1, 'distance', W.gps * gpsLogLik(0, q.sigma, 60)) + noted(rec, -1, 'none', W.none);
+  let noneScore = noted(rec, -1, 'distance', W.gps * gpsLogLik(0, q.sigma, 60)) + noted(rec, -1, 'none', W.none);
+  // A registered beacon heard as if inside speaks against "none of these" too (evidence/beacons.ts).
+  if (beaconed && beaconScore[n] !== 0) noneScore += noted(rec, -1, 'beacons', B.weight * beaconScore[n]);
   rec?.scoredNone(noneScore);
   if (noneScore > max) max = noneScore;
   const T = W.temperature;

@@ -3,7 +3,7 @@
  * read → detect → write-with-revision against the cluster's user state, again on a conflict
  * (users/cluster-view.ts says how detection's synchronous reads and writes are served). Geofence
  * presence lives in the user's record here, so one conditional write covers visits, stream state
- * and presence. Each worker thread keeps its own NATS connection, learned values and fences.
+ * and presence. Each worker thread keeps its own NATS connection, learned values, fences and beacons.
  */
 import { asDwellError } from '../errors.js';
 import { log } from '../log.js';
@@ -18,21 +18,24 @@ import { ClusterUserView } from '../users/cluster-view.js';
 import type { UserRecord } from '../users/records.js';
 import { openNatsState, type NatsKit } from '../state/nats/kit.js';
 import { FenceMirror } from '../geofences/mirror.js';
+import { BeaconMirror } from '../beacons/mirror.js';
 import { asFixes, evaluate, NO_PRESENCE, type Fix } from '../geofences/events.js';
 import type { GeofenceEvent, SyncItem } from '../schemas/visit.js';
 import type { DetectTask } from './task.js';
 import type { DetectOutcome, DetectResult } from '../schemas/detect-outcome.js';
 import { settle, tally } from './detect.js';
 
-interface Thread { kit: NatsKit; view: ClusterUserView; fences: FenceMirror }
+interface Thread { kit: NatsKit; view: ClusterUserView; fences: FenceMirror; beacons: BeaconMirror }
 let thread: Promise<Thread> | null = null;
 
 function open(servers: readonly string[]): Promise<Thread> {
   thread ??= (async () => {
     const kit = await openNatsState(servers);
     const fences = new FenceMirror(kit.fences);
-    await Promise.all([fences.ready, kit.learnedReady]);
-    return { kit, view: new ClusterUserView(kit.learned), fences };
+    const beacons = new BeaconMirror(kit.beacons);
+    // The watch's `ready` gives up waiting after a moment; a large registry replays for longer.
+    await Promise.all([fences.ready, beacons.ready.then(() => beacons.settle(60_000, 'warn')), kit.learnedReady]);
+    return { kit, view: new ClusterUserView(kit.learned), fences, beacons };
   })().catch((err) => { thread = null; throw err; });
   return thread;
 }
@@ -47,11 +50,12 @@ async function outcome(task: DetectTask): Promise<DetectOutcome> {
   try {
     const body = parseJson(task.gzip ? inflateSync(task.body) : task.body);
     const valid = validateDetect(body, task.now);
-    const { kit, view, fences } = await open(task.cluster!);
+    const { kit, view, fences, beacons } = await open(task.cluster!);
     const b = valid.body;
     const app = task.app.app_key;
     const who = userOf(b);
-    const ctx: DetectContext = { venues: openStore(task.store), users: view, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS };
+    const ctx: DetectContext = { venues: openStore(task.store), users: view, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS,
+      beacons: beacons.view(app) };
     let fixes: readonly Fix[] | null = null;
     const fixesOf = () => (fixes ??= asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data));
 

@@ -30,7 +30,10 @@ export async function readClusterUser(c: ClusterPrivacy, app: string, user: stri
   return c.users.read(app, user);
 }
 
-/** Everything the cluster holds for an app: users (with presence), learned values, geofences. */
+/**
+ * Everything the cluster holds for an app: users (with presence), learned values, geofences.
+ * Its beacons are removed by delete-app.ts through the registry's store, the cluster's one here.
+ */
 export async function deleteClusterApp(c: ClusterPrivacy, app: string): Promise<{ users: number; learned: number; geofences: number; geofence_presence: number }> {
   const out = { users: 0, learned: 0, geofences: 0, geofence_presence: 0 };
   for (const user of await c.users.users(app)) {

@@ -47,6 +47,7 @@ export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string
   root.transactionSync(() => root.openDB({ name: 'seq' }).removeSync(app));
   out.geofence_presence = await drain(s.presence as Database, [app], [app + '\u0000']);
 
+  // In cluster mode this store is the cluster's registry (beacons/cluster-store.ts): gone for every node.
   if (s.beacons) out.beacons = await s.beacons.deleteApp(app);
   for (let n: number; (n = await s.outbox.index.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
   if (s.recent) out.recent_detections = await s.recent.deleteApp(app);

@@ -102,7 +102,7 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of geofenceRoutes({ store: cluster?.geofences ?? geofences.store })) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const beacons = openBeaconService(config.dataDir, () => store);
+  const beacons = openBeaconService(config.dataDir, () => store, cluster?.beacons);
   for (const [method, pattern, h, limit] of beacons.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw), limit));
   }
@@ -176,9 +176,10 @@ export async function startServer(config: Config): Promise<Server> {
       }
       stopWatching();
       await internal?.close();
+      // The workers first: they read the venue store, users and replays until they stop.
+      await pool.close();
       await venues.close();
       await replays.close();
-      await pool.close();
       await privacy.close();
       clearInterval(recentSweep);
       await recent.close();

@@ -1,7 +1,7 @@
 /**
  * Cluster mode at start-up (contract §8, DWELL_STATE=nats://…): this node's connection to the
  * cluster's state and what the shell builds on it: the app registry that follows every node's
- * changes, the shared replay check, the geofence routes' store, and the sweeps that run once per
+ * changes, the shared replay check, the geofence routes' store, the beacon registry's bucket, and the sweeps that run once per
  * cluster (whoever holds the lease). The embedded mode builds none of this (app.ts).
  */
 import type { Config } from '../config.js';
@@ -13,6 +13,7 @@ import { clusterGeofences } from '../geofences/cluster-store.js';
 import type { GeofenceApi } from '../geofences/routes.js';
 import { clusterReplays, type Replays } from './replays.js';
 import type { ClusterPrivacy } from '../privacy/cluster.js';
+import type { BeaconsState } from '../state/nats/beacons.js';
 
 export interface ClusterNode {
   servers: readonly string[];
@@ -20,6 +21,8 @@ export interface ClusterNode {
   apps: AppRegistry;
   replays: Replays;
   geofences: GeofenceApi;
+  /** The beacon registry's bucket: beacons/service.ts keeps its store there. */
+  beacons: BeaconsState;
   privacy: ClusterPrivacy;
   /** 'up' while the cluster answers: /readyz says not ready otherwise. */
   health(): 'up' | 'down';
@@ -55,6 +58,7 @@ export async function openCluster(config: Config): Promise<ClusterNode | null> {
     servers, kit, apps,
     replays: clusterReplays(kit.replay),
     geofences: clusterGeofences(kit.fences),
+    beacons: kit.beacons,
     privacy: { users: kit.users, learned: kit.learned, fences: kit.fences, lease: kit.lease },
     health: kit.health,
     async close() {

@@ -30,6 +30,8 @@ export class DetectPool {
   private readonly pool: Piscina;
   private readonly balancer: Balancer;
   private warmed: Promise<void> | null = null;
+  /** Set by close(): no further warm-up wave starts. */
+  private closing = false;
   state: WorkersState = 'warming';
 
   /**
@@ -131,8 +133,8 @@ export class DetectPool {
           return Date.now() - w0;
         };
         firstMs = await runWave(warmUpTasks(store, places, scratch, 0, wave, true));
-        for (let k = wave; !settle.settled && Date.now() - t0 < capMs; k += wave) settle.add(wave, await runWave(warmUpTasks(store, places, scratch, k, wave, true)));
-        await runWave(warmUpTasks(store, places, dataDir, 0, wave, false));
+        for (let k = wave; !settle.settled && Date.now() - t0 < capMs && !this.closing; k += wave) settle.add(wave, await runWave(warmUpTasks(store, places, scratch, k, wave, true)));
+        if (!this.closing) await runWave(warmUpTasks(store, places, dataDir, 0, wave, false));
         if (failed) log.warn('some warm-up detections failed', { failed });
       } catch (err) {
         log.warn('worker warm-up failed; serving cold', { error: String((err as Error)?.message ?? err) });
@@ -142,13 +144,21 @@ export class DetectPool {
         this.state = 'warm';
         const fields = { ms: Date.now() - t0, workers: this.threads, first_wave_ms: firstMs, settled: settle.settled, cap_ms: capMs, ...settle.summary() };
         if (settle.settled) log.info('detection workers warm', fields);
-        else log.warn('detection workers warmed until the cap without settling', fields);
+        else log.warn('detection workers warm-up ended before settling (the cap, a shutdown or failures)', { ...fields, closing: this.closing, failed });
       }
     })();
     return this.warmed;
   }
 
-  close(): Promise<void> {
-    return this.pool.destroy();
+  /**
+   * Waits for the warm-up wave in progress (none starts after this), then stops the workers.
+   * A SIGTERM can come while a node is still warming (the cap made it ready, or it never got
+   * there): destroying the pool under those tasks, or closing the stores they read, left nodes
+   * hanging in shutdown and once crashed LMDB natively.
+   */
+  async close(): Promise<void> {
+    this.closing = true;
+    await this.warmed?.catch(() => {});
+    await this.pool.destroy();
   }
 }

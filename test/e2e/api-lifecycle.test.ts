@@ -67,3 +67,12 @@ test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
   assert.match(answer, /"result":"SUCCESS"/);
   socket.destroy();
 });
+
+test('SIGTERM while the workers are still warming up exits 0', { timeout: 60_000 }, async (t) => {
+  const dwell = await startDwell({}, { ready: false });
+  // Straight after `listening` the workers run their warm-up detections (server/warm-up.ts).
+  const warming = !dwell.logs.some((l) => l.includes('"detection workers warm"'));
+  assert.equal(await dwell.stop('SIGTERM'), 0);
+  assert.ok(dwell.logs.some((l) => l.includes('"stopped"')), 'the drain finished');
+  if (!warming) t.diagnostic('warm-up had already finished when SIGTERM was sent');
+});

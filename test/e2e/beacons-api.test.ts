@@ -2,6 +2,9 @@
  * Contract §9 over HTTP: the beacon registry as the geofence endpoints (absent keeps, blank
  * deletes, 409 on a duplicate, 403/404 between apps, list by tag with pages), the bulk import
  * with its per-line errors, app deletion, and a detection that a registered beacon decides.
+ * `npm run test:cluster` runs it unchanged against two nodes behind a round-robin proxy
+ * (helpers/cluster.ts): consecutive requests reach different nodes, so each read checks another
+ * node's write.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';

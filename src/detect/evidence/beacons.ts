@@ -88,10 +88,11 @@ export function resolveBeacons(h: BeaconsHeard | undefined, view: BeaconView | u
 
 /**
  * Log likelihood (≤ 0, relative to the best candidate) of each of the first `n` candidates under
- * the stay's beacons, into `out`. False when there was nothing to say (every entry 0).
+ * the stay's beacons, into `out`, and in `out[n]` that of "none of these". False when there was
+ * nothing to say (every entry 0).
  */
 export function beaconScores(sb: StayBeacons, cands: ReadonlyArray<{ venue: Venue }>, n: number, bp: BeaconParams, out: Float64Array): boolean {
-  out.fill(0, 0, n);
+  out.fill(0, 0, n + 1);
   let said = false;
   const r = sb.ranged;
   for (const h of sb.heard) {
@@ -105,16 +106,19 @@ export function beaconScores(sb: StayBeacons, cands: ReadonlyArray<{ venue: Venu
     }
     const x = h.rssi - h.tx;
     const inside = gauss(x, bp.insideDb, bp.insideSdDb);
-    let best = -Infinity;
+    // "None of these": the phone at no venue, at best outside the beacon's, just beyond its wall.
+    const none = bp.noneOutside ? nearWall(gauss(x, bp.outsideDb, bp.outsideSdDb), inside, 0, bp) : -Infinity;
+    let best = none;
     for (let i = 0; i < n; i++) {
       const v = cands[i].venue;
       const d = own !== null && v.id === own ? 0 : haversineM(v.lat, v.lon, plat, plon);
       const isIn = own !== null ? v.id === own : d <= (v.radius > 0 ? v.radius : 15);
-      const ll = isIn ? inside : gauss(x, bp.outsideDb - bp.outsideSlopeDb * Math.log10(Math.max(d, bp.outsideNearM) / bp.outsideNearM), bp.outsideSdDb);
+      const ll = isIn ? inside : nearWall(gauss(x, bp.outsideDb - bp.outsideSlopeDb * Math.log10(Math.max(d, bp.outsideNearM) / bp.outsideNearM), bp.outsideSdDb), inside, d, bp);
       scratch[i] = ll;
       if (ll > best) best = ll;
     }
     for (let i = 0; i < n; i++) out[i] += Math.max(bp.floor, scratch[i] - best);
+    if (bp.noneOutside) out[n] += Math.max(bp.floor, none - best);
     said = true;
   }
   if (r > 0) {
@@ -126,6 +130,20 @@ export function beaconScores(sb: StayBeacons, cands: ReadonlyArray<{ venue: Venu
   }
   return said;
 }
+
+/**
+ * A phone at a neighbour within wallM of the beacon, by the shared wall, hears it as if inside
+ * (wallP of such stays; rarer with the square of the distance beyond): however loud the beacon,
+ * that neighbour keeps log(wallP) of the inside likelihood.
+ */
+function nearWall(outside: number, inside: number, d: number, bp: BeaconParams): number {
+  if (!(bp.wallP > 0)) return outside;
+  const w = bp.wallP * Math.min(1, (bp.wallM / Math.max(d, 1)) ** 2);
+  return orWall(Math.log1p(-w) + outside, Math.log(w) + inside);
+}
+
+/** log(e^a + e^b). */
+const orWall = (a: number, b: number): number => Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
 
 const gauss = (x: number, mu: number, sd: number): number => { const z = (x - mu) / sd; return -0.5 * z * z - Math.log(sd); };
 

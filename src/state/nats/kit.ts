@@ -1,7 +1,7 @@
 /**
  * The cluster implementation of the state interface: one NATS connection per thread and the
  * buckets Dwell keeps there, created on first use with the cluster's replica count (R3 from three
- * servers up). Buckets: dwell-apps, dwell-users-0…3, dwell-learned, dwell-fences, dwell-replay
+ * servers up). Buckets: dwell-apps, dwell-users-0…3, dwell-learned, dwell-fences, dwell-beacons, dwell-replay
  * (TTL: the replay window), dwell-leases (TTL: a lease).
  */
 import { hostname } from 'node:os';
@@ -15,6 +15,7 @@ import { natsApps } from './apps.js';
 import { natsUsers } from './users.js';
 import { natsLearned } from './learned.js';
 import { natsFences } from './fences.js';
+import { natsBeacons, type BeaconsState } from './beacons.js';
 import { natsReplay, REPLAY_TTL_MS } from './replay.js';
 import { LEASE_TTL_MS, natsLease } from './lease.js';
 
@@ -24,6 +25,8 @@ export const USER_PARTITIONS = 4;
 export interface NatsKit extends StateKit {
   ns: NatsState;
   buckets: { fences: KV; users: KV[]; learned: KV };
+  /** The beacon registry (contract §9): not in StateKit, the embedded mode keeps it in beacons/lmdb-store.ts. */
+  beacons: BeaconsState;
   /** Resolves once this thread's copy of the learned tables holds what was stored when it opened. */
   learnedReady: Promise<void>;
 }
@@ -38,10 +41,11 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
       else if (s.type === 'reconnect') up = true;
     }
   })();
-  const [apps, learned, fences, replay, leases, ...users] = await Promise.all([
+  const [apps, learned, fences, beacons, replay, leases, ...users] = await Promise.all([
     bucket(ns, 'dwell-apps'),
     bucket(ns, 'dwell-learned'),
     bucket(ns, 'dwell-fences'),
+    bucket(ns, 'dwell-beacons'),
     bucket(ns, 'dwell-replay', { ttl: REPLAY_TTL_MS }),
     bucket(ns, 'dwell-leases', { ttl: LEASE_TTL_MS }),
     ...Array.from({ length: USER_PARTITIONS }, (_, i) => bucket(ns, `dwell-users-${i}`)),
@@ -57,6 +61,7 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
     users: natsUsers(users),
     learned: learnedState,
     fences: natsFences(fences),
+    beacons: natsBeacons(beacons),
     replay: natsReplay(replay),
     // Unique per connection: two connections of one thread are two holders.
     lease: natsLease(leases, `${name}-${randomBytes(4).toString('hex')}`),
