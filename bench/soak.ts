@@ -12,7 +12,8 @@
  * soon as /readyz answers 200, so the first minute is part of the figure. Then the floor server
  * (bench/floor-server.ts) under the same generator and rate: the control for the client tail.
  * Per minute: client p50/p99/max, Dwell's own histogram share over 50 ms (/metrics), RssAnon and
- * RssFile, GC pause time per thread, detections each worker took (dwell_detect_worker_tasks). `--peak-fraction F` first measures Dwell's peak on this mix
+ * RssFile, GC pause time per thread, detections each worker took (dwell_detect_worker_tasks);
+ * the first minute also in 10 s slices, and Dwell's warm-up log line (it runs at log level info). `--peak-fraction F` first measures Dwell's peak on this mix
  * (a separate fresh process, closed loop) and runs at F × that.
  */
 import { randomBytes } from 'node:crypto';
@@ -99,7 +100,7 @@ async function startDwell(store: string | undefined, gc: GcLedger): Promise<{ sv
   const env: NodeJS.ProcessEnv = {};
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DWELL_') && k !== 'PORT') env[k] = v;
   for (const k of ['DWELL_WORKERS', 'DWELL_WORKER_TASKS', 'DWELL_MAX_QUEUE', 'DWELL_CACHE_MB']) if (process.env[k]) env[k] = process.env[k];
-  Object.assign(env, { PORT: String(port), DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_ADMIN_TOKEN: adminToken, DWELL_LOG_LEVEL: 'warn', DWELL_RATE_LIMIT: '0' });
+  Object.assign(env, { PORT: String(port), DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_ADMIN_TOKEN: adminToken, DWELL_LOG_LEVEL: 'info', DWELL_RATE_LIMIT: '0' });
   if (store) env.DWELL_VENUES = store;
   const t0 = Date.now();
   const svc = await spawnService({
@@ -121,6 +122,9 @@ async function startDwell(store: string | undefined, gc: GcLedger): Promise<{ sv
   if (created.status !== 201) throw new Error(`POST /admin/apps: ${created.status} ${await created.text()}`);
   const app = (await created.json()) as { app_key: string; app_secret: string };
   say(`[dwell] pid ${svc.proc.pid}, ready ${readyMs} ms after start (${svc.url})`);
+  // What the workers' warm-up did (server/pool.ts logs it at info or, capped, at warn).
+  const warmUp = svc.logs.find((l) => /"msg":"detection workers warm/.test(l));
+  if (warmUp) say(`[dwell] ${warmUp}`);
   return { svc, target: { appKey: app.app_key, secret: app.app_secret }, readyMs, adminToken, cleanup: () => { rmSync(dataDir, { recursive: true, force: true }); unregister(); } };
 }
 
@@ -141,10 +145,12 @@ async function soak(label: string, svc: Service, target: Target, bodies: FreshUs
     const start = performance.now() + 2; // openLoop's own start
     await rec.begin(start);
     let closing = Promise.resolve();
-    let m = 0;
+    let m = 0, sliced = 0;
     const tick = setInterval(() => {
       const elapsed = performance.now() - start;
       while (elapsed >= (m + 1) * 60_000 && m < mins) { const k = m++; closing = closing.then(() => rec.close(k).then(() => {})); }
+      const sec = Math.floor(elapsed / 1000);
+      if (sec > 0 && sec <= 60 && sec % 10 === 0 && sec !== sliced) { sliced = sec; closing = closing.then(() => rec.slice(sec)); }
       if (m < mins && Math.floor(elapsed / 1000) % 15 === 0) {
         const p = rec.partial(m);
         say(`[${label}] ${Math.floor(elapsed / 60_000)}:${String(Math.floor(elapsed / 1000) % 60).padStart(2, '0')} minute ${m + 1} so far: ${p.count} answered, p50 ${p.p50?.toFixed(1)} ms, p99 ${p.p99?.toFixed(0)} ms; loop ${bodies.loop}`);

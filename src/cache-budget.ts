@@ -7,7 +7,12 @@
  * gather before a full collection. bench:soak at 300 req/s, NYC, 2 workers, this default: anonymous
  * memory flat at 480–484 MB from minute 4 of 7, worker heaps 82–85 MB after each full collection
  * (docs/performance.md, soak-300rps-balanced); 512 gave the same, 16 thrashed (caches cleared and
- * refilled, memory rising past 790 MB, GC 2–3 × as long): size it to the working set, not below. Each thread keeps its own copies (worker threads share no heap), so the budget is split
+ * refilled, memory rising past 790 MB, GC 2–3 × as long): size it to the working set, not below.
+ * The whole process follows from it only by a measured formula (docs/performance.md, "The plateau,
+ * from the settings"): anonymous ≈ workers × (64 MB fixed + this share + as much garbage again
+ * before V8's next full collection + 64 MB young generation) + ~100 MB for the main and delivery
+ * threads, i.e. ≲ workers × 192 + 2 × DWELL_CACHE_MB + 100 MB. Not a hard limit: a worker past
+ * an old-generation limit is ended by Node and its tasks fail. Each thread keeps its own copies (worker threads share no heap), so the budget is split
  * evenly between the workers, then between the caches by the shares below, and each cache holds
  * at most its share divided by the estimated heap size of one entry (key, value and map slot).
  *

@@ -27,6 +27,8 @@ export interface Minute {
   cpu: { mainMs: number; otherMs: number } | null;
   /** Detection tasks each worker took over the minute (Dwell's dwell_detect_worker_tasks), by worker name. */
   workers?: Record<string, number>;
+  /** The first minute only: the server histogram's share over the bound in each 10 s slice (where in the minute a cold start costs). */
+  slices?: Array<{ s: number; count: number; share: number; meanMs: number; cpu?: { mainMs: number; otherMs: number } }>;
 }
 
 const WORKER_TASKS = 'dwell_detect_worker_tasks';
@@ -53,6 +55,9 @@ export class MinuteRecorder {
   private startPerf = 0;
   private startWall = 0;
   private cpuAt = new Map<number, number>();
+  private sliceLast: HistogramReading | null = null;
+  private sliceCpu = new Map<number, number>();
+  private readonly slices: NonNullable<Minute['slices']> = [];
 
   constructor(private readonly o: MinuteRecorderOptions) {}
 
@@ -61,6 +66,8 @@ export class MinuteRecorder {
     this.startPerf = startPerf;
     this.startWall = Date.now() - (performance.now() - startPerf);
     this.last = (await this.readServer()).hist;
+    this.sliceLast = this.last;
+    this.sliceCpu = threadCpuSeconds(this.o.pid);
     this.cpuAt = threadCpuSeconds(this.o.pid);
   }
 
@@ -109,6 +116,22 @@ export class MinuteRecorder {
     }
   }
 
+  /** A slice of the first minute ends `s` seconds in: the server histogram since the previous slice. */
+  async slice(s: number): Promise<void> {
+    if (!this.o.metricsUrl) return;
+    const reading = routeHistogram(await fetchMetrics(this.o.metricsUrl, this.o.metricsToken).catch(() => ''), this.o.route);
+    const d = between(this.sliceLast, reading, this.o.boundS);
+    if (reading) this.sliceLast = reading;
+    const cpuNow = threadCpuSeconds(this.o.pid);
+    let main = 0, other = 0;
+    for (const [tid, c] of cpuNow) { const x = c - (this.sliceCpu.get(tid) ?? 0); if (tid === this.o.pid) main += x; else other += x; }
+    this.sliceCpu = cpuNow;
+    if (!d) return;
+    const cpu = d.count ? { mainMs: (main * 1000) / d.count, otherMs: (other * 1000) / d.count } : undefined;
+    this.slices.push({ s, count: d.count, share: d.share, meanMs: d.meanMs, cpu });
+    this.o.say(`[${this.o.label}] first minute to ${s} s: ${(d.share * 100).toFixed(2)} % over ${this.o.boundS * 1000} ms of ${d.count} (mean ${d.meanMs.toFixed(1)} ms; CPU ms/req ${cpu ? `${cpu.mainMs.toFixed(2)} main + ${cpu.otherMs.toFixed(2)} others` : '–'})`);
+  }
+
   /** Closes minute `m` (0-based): called at its end; its client figures are final once its requests are answered (`finish`). */
   async close(m: number): Promise<Minute> {
     const used = this.cpuSince();
@@ -121,7 +144,7 @@ export class MinuteRecorder {
     const { s, c } = this.slot(m);
     const served = server?.count ?? c.ok;
     const cpu = served > 0 ? { mainMs: (used.main * 1000) / served, otherMs: (used.other * 1000) / served } : null;
-    const minute: Minute = { minute: m + 1, ...c, client: s.summary(), server, memory: procMemory(this.o.pid), gc, load1: loadavg()[0], cpu, workers };
+    const minute: Minute = { minute: m + 1, ...c, client: s.summary(), server, memory: procMemory(this.o.pid), gc, load1: loadavg()[0], cpu, workers, ...(m === 0 && this.slices.length ? { slices: [...this.slices] } : {}) };
     this.minutes[m] = minute;
     this.o.say(`[${this.o.label}] ${describeMinute(minute)}`);
     return minute;
