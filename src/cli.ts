@@ -19,19 +19,25 @@ async function main(argv: string[]): Promise<number> {
       // One server per data directory (the outbox's leases are in its memory): see data-dir-lock.ts.
       const lock = lockDataDir(config.dataDir);
       process.on('exit', () => lock.release());
-      const server = await startServer(config);
+      // Handlers before the server starts: a signal that arrives while it starts (or just after
+      // `listening`, before this function went on) is answered by a clean drain once it is up,
+      // never by Node's default of dying with no exit code.
       let stopping = false;
+      let started: Awaited<ReturnType<typeof startServer>> | null = null;
+      const drain = (server: NonNullable<typeof started>) => server.close().then(() => process.exit(0), (err) => {
+        log.error('shutdown failed', { error: String(err) });
+        process.exit(1);
+      });
       const stop = (signal: string) => {
         if (stopping) return;
         stopping = true;
         log.info('signal received', { signal });
-        server.close().then(() => process.exit(0), (err) => {
-          log.error('shutdown failed', { error: String(err) });
-          process.exit(1);
-        });
+        if (started) void drain(started);
       };
       process.on('SIGTERM', () => stop('SIGTERM'));
       process.on('SIGINT', () => stop('SIGINT'));
+      started = await startServer(config);
+      if (stopping) void drain(started);
       return -1; // keep running
     }
     case 'import': {

@@ -73,7 +73,12 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
   }
 
   const queue: Array<[string, NewDetection]> = [];
+  let timer: NodeJS.Timeout | null = null;
+  let closed = false;
   function flush(): void {
+    if (timer) { clearTimeout(timer); timer = null; }
+    // After close() the store is gone: a flush timer left from before it threw "Database is closed" and ended the process with 1.
+    if (closed || queue.length === 0) return;
     const batch = queue.splice(0);
     const entries = batch.map(([app, d]) => {
       const k: Key = ['s', app, d.at, seq = (seq + 1) % 0xffffffff];
@@ -116,7 +121,7 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
     record(app, d) {
       queue.push([app, d]);
       // Detections that arrive together are kept together: one write transaction, one trim per app.
-      if (queue.length === 1) setTimeout(flush, FLUSH_MS);
+      if (!closed && queue.length === 1) timer = setTimeout(flush, FLUSH_MS);
     },
     list(app, limit) {
       const out: RecentSummary[] = [];
@@ -150,7 +155,8 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
       await db.flushed;
     },
     async close() {
-      if (queue.length) flush();
+      flush();
+      closed = true;
       await writes;
       await db.close();
     },
