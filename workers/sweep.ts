@@ -21,6 +21,7 @@ const outbox = new Outbox(init.dataDir);
 const stores = openPrivacyStores(init.dataDir, geofences, outbox, init.slotMs);
 const sweeper = new RetentionSweeper(stores, {
   userRetentionMs: init.userRetentionMs, deadRetentionMs: init.deadRetentionMs, intervalMs: init.intervalMs,
+  now: init.clockOffsetMs ? () => Date.now() + init.clockOffsetMs! : undefined,
   busy: () => Atomics.load(inflight, 0) > 0,
   onRemoved: (counts) => port.postMessage({ type: 'removed', counts } satisfies FromSweep),
 }).start();

@@ -28,6 +28,8 @@ export interface SweepThreadInit {
   slotMs: number;
   /** Int32Array[0]: requests in flight, written by the HTTP thread only. */
   inflight: SharedArrayBuffer;
+  /** Added to the thread's clock, ms: tests age the data instead of waiting (a function cannot cross threads). */
+  clockOffsetMs?: number;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
 }
 
@@ -65,8 +67,9 @@ export function startSweepThread(init: Omit<SweepThreadInit, 'inflight'>, metric
   });
   worker.on('error', (err) => log.error('retention sweep thread failed', { error: String(err?.stack ?? err) }));
   // Not restarted: the sweep is not urgent, and the next start resumes from the time index.
-  worker.on('exit', (code) => { if (code !== 0) log.error('retention sweep thread exited', { code }); stopped(); });
   let closing: Promise<void> | null = null;
+  // (terminate() after a stop exits with 1 too: only an exit nobody asked for is an error.)
+  worker.on('exit', (code) => { if (code !== 0 && !closing) log.error('retention sweep thread exited', { code }); stopped(); });
   return {
     enter: () => void Atomics.add(inflight, 0, 1),
     leave: () => void Atomics.sub(inflight, 0, 1),
