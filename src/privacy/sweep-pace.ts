@@ -2,15 +2,16 @@
  * When the retention sweep (retention.ts) may run its next batch, and how big that batch is.
  *
  * Why: the sweep's batches are write transactions of the users environment that the detection
- * workers write on every request, and they used to run on the thread that serves HTTP (still so
- * in cluster mode; the embedded store gives them a thread of their own, sweep-thread.ts). On a
- * two-core machine under steady /v1/detect load, batches taken whenever the tick came raised
- * detect p99 ×2.3 (bench:privacy, batches of 32 users, on the HTTP thread): a request that
- * arrived during a batch waited for the HTTP thread, its worker waited for the write lock, and
- * the batch's CPU was taken from a worker already short of a core. So a batch runs while no request is in flight (`busy` answers false):
- * then nobody waits for the thread or the lock, and the CPU is otherwise idle. And a batch is
- * sized to hold the lock about `batchMs` (measured, not guessed: a batch's cost per user varies
- * with the records' size and the machine's load), so a request arriving during one waits little.
+ * workers write on every request, and they used to run on the thread that serves HTTP (still so in
+ * cluster mode; the embedded store gives them a thread of their own, sweep-thread.ts). On a
+ * two-core machine under steady /v1/detect load, batches taken whenever the tick came raised detect
+ * p99 ×2.3 (bench:privacy, batches of 32 users, on the HTTP thread): a request that arrived during
+ * a batch waited for the HTTP thread, its worker waited for the write lock, and the batch's CPU was
+ * taken from a worker already short of a core. So a batch runs while no request is in flight
+ * (`busy` answers false): then nobody waits for the thread or the lock, and the CPU is otherwise
+ * idle. And a batch is sized to hold the lock about `batchMs` (measured, not guessed: a batch's
+ * cost per user varies with the records' size and the machine's load), so a request arriving during
+ * one waits little.
  *
  * A server that is never idle would never sweep, so each tick may also remove `minPerSecond` ×
  * the tick's interval users while requests are in flight, after waiting half its interval for a
