@@ -74,6 +74,8 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
 
   const queue: Array<[string, NewDetection]> = [];
   function flush(): void {
+    // A timer of a batch that close() already flushed: the environment may be closed by now.
+    if (queue.length === 0) return;
     const batch = queue.splice(0);
     const entries = batch.map(([app, d]) => {
       const k: Key = ['s', app, d.at, seq = (seq + 1) % 0xffffffff];
