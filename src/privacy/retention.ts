@@ -8,7 +8,9 @@
  *
  * When it runs and how much at a time is sweep-pace.ts's: between requests, in write
  * transactions sized by their measured time, with a guaranteed minimum rate while the server is
- * never idle. Why: bench:privacy and docs/performance.md.
+ * never idle. Where: on a thread of its own in the embedded store (sweep-thread.ts); on the HTTP
+ * thread in cluster mode, where it only purges dead triggers. Why: bench:privacy and
+ * docs/performance.md.
  *
  * Geofence presence goes with its user's record: a request whose fixes enter or leave a fence
  * writes the user's record too (workers/detect.ts), so presence never outlives it. Records written
@@ -40,6 +42,8 @@ export interface RetentionOptions {
   /** Longest a tick keeps the event loop, ms. */
   budgetMs?: number;
   metrics?: Metrics;
+  /** What each tick removed, when it removed anything (the sweep's thread reports it: sweep-thread.ts). */
+  onRemoved?: (counts: SweepCounts) => void;
 }
 
 export interface SweepCounts { users: number; geofence_presence: number; dead_triggers: number }
@@ -122,6 +126,7 @@ export class RetentionSweeper {
       if (more && spent < this.budgetMs) await turn();
     }
     for (const [kind, n] of Object.entries(out)) if (n > 0) { this.counter?.inc({ kind }, n); this.removed[kind as keyof SweepCounts] += n; }
+    if (out.users + out.geofence_presence + out.dead_triggers > 0) this.opts.onRemoved?.(out);
     return out;
   }
 

@@ -6,7 +6,8 @@ import type { GeofenceStore } from '../geofences/store.js';
 import type { BeaconStore } from '../beacons/store.js';
 import type { Metrics } from '../http/metrics.js';
 import { openPrivacyStores } from './stores.js';
-import { RetentionSweeper } from './retention.js';
+import { RetentionSweeper, type SweepCounts } from './retention.js';
+import { startSweepThread } from './sweep-thread.js';
 import { privacyAdminRoutes, privacyRoutes } from './routes.js';
 import { DAY_MS, slotFor } from '../users/touch.js';
 import type { RecentDetections } from '../recent/types.js';
@@ -22,18 +23,30 @@ export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: 
       (err) => log.warn('cluster retention sweep skipped', { error: String((err as Error)?.message ?? err) }));
   }, Math.max(1000, Math.min(60_000, userRetentionMs / 4))) : null;
   clusterTimer?.unref();
-  const sweeper = new RetentionSweeper(stores, {
-    userRetentionMs, deadRetentionMs: config.deadRetentionDays * DAY_MS, metrics: deps.metrics, busy: deps.busy,
+  const retention = {
+    userRetentionMs, deadRetentionMs: config.deadRetentionDays * DAY_MS,
     // A sweep at least every second, more often when retention is that short (tests, trials).
     intervalMs: Math.max(50, Math.min(1000, slotFor(userRetentionMs) / 4)),
-  }).start();
+  };
+  const sweeping = retention.userRetentionMs > 0 || retention.deadRetentionMs > 0;
+  // Embedded store: the sweep's own thread (sweep-thread.ts). Cluster mode keeps it on this thread:
+  // there users are the lease holder's (above) and dead triggers are JetStream purges, not batches
+  // holding a local write lock.
+  const thread = sweeping && !deps.cluster
+    ? startSweepThread({ dataDir: config.dataDir, slotMs: slotFor(userRetentionMs), logLevel: config.logLevel, ...retention }, deps.metrics)
+    : null;
+  const sweeper = thread ? null : new RetentionSweeper(stores, { ...retention, metrics: deps.metrics, busy: deps.busy }).start();
   return {
     routes: privacyRoutes(stores),
     adminRoutes: privacyAdminRoutes(deps.apps, stores),
-    sweeper,
+    /** What the retention sweep removed since start. */
+    removed: (): SweepCounts => thread?.removed ?? sweeper!.removed,
+    /** Around every request (app.ts): the sweep's thread keeps to the moments none is in flight. */
+    enter: () => thread?.enter(),
+    leave: () => thread?.leave(),
     async close() {
       if (clusterTimer) clearInterval(clusterTimer);
-      await sweeper.stop();
+      await (thread ?? sweeper!).stop();
       await stores.users.close();
     },
   };

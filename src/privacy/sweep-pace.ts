@@ -1,15 +1,17 @@
 /**
  * When the retention sweep (retention.ts) may run its next batch, and how big that batch is.
  *
- * Why: the sweep runs on the thread that serves HTTP, and its batches are write transactions of
- * the users environment that the detection workers write on every request. On a two-core machine
- * under steady /v1/detect load, batches taken whenever the tick came raised detect p99 ×2.3
- * (bench:privacy, batches of 32 users): a request that arrived during a batch waited for the
- * HTTP thread, its worker waited for the write lock, and the batch's CPU was taken from a worker
- * already short of a core. So a batch runs while no request is in flight (`busy` answers false):
- * then nobody waits for the thread or the lock, and the CPU is otherwise idle. And a batch is
- * sized to hold the lock about `batchMs` (measured, not guessed: a batch's cost per user varies
- * with the records' size and the machine's load), so a request arriving during one waits little.
+ * Why: the sweep's batches are write transactions of the users environment that the detection
+ * workers write on every request, and they used to run on the thread that serves HTTP (still so in
+ * cluster mode; the embedded store gives them a thread of their own, sweep-thread.ts). On a
+ * two-core machine under steady /v1/detect load, batches taken whenever the tick came raised detect
+ * p99 ×2.3 (bench:privacy, batches of 32 users, on the HTTP thread): a request that arrived during
+ * a batch waited for the HTTP thread, its worker waited for the write lock, and the batch's CPU was
+ * taken from a worker already short of a core. So a batch runs while no request is in flight
+ * (`busy` answers false): then nobody waits for the thread or the lock, and the CPU is otherwise
+ * idle. And a batch is sized to hold the lock about `batchMs` (measured, not guessed: a batch's
+ * cost per user varies with the records' size and the machine's load), so a request arriving during
+ * one waits little.
  *
  * A server that is never idle would never sweep, so each tick may also remove `minPerSecond` ×
  * the tick's interval users while requests are in flight, after waiting half its interval for a
@@ -17,11 +19,12 @@
  * server (as long as the tick's budget holds that many, which retention.ts's defaults do).
  *
  * What pacing does not reach (bench:privacy with per-batch timings, load 5-11, 100,000 expired
- * users): a batch still runs on the HTTP thread, and on a loaded machine the thread can be
- * descheduled in the middle of one. Of ~1,300 batches in 11 s, 2.6 % took over 2 ms and held
- * half the sweep's time on the thread (up to 60 ms each); a request arriving then waits for it.
- * Batches of 32 taken whenever the tick came: 70-80 % ran while a request was in flight; paced: 1-2 %.
- * Moving the batches to a thread of their own is the next step if that tail matters.
+ * users, batches on the HTTP thread): on a loaded machine the thread can be descheduled in the
+ * middle of a batch. Of ~1,300 batches in 11 s, 2.6 % took over 2 ms and held half the sweep's
+ * time on the thread (up to 60 ms each); a request arriving then waited for it. Batches of 32
+ * taken whenever the tick came: 70-80 % ran while a request was in flight; paced: 1-2 %. Hence
+ * the sweep's own thread: there a stretched batch delays only a detection write that needs the
+ * lock in those moments, never the HTTP thread.
  */
 
 export interface PaceOptions {

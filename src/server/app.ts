@@ -130,7 +130,9 @@ export async function startServer(config: Config): Promise<Server> {
       route = match.route;
     } catch { /* answered below, once the exchange exists */ }
     inflight++;
+    privacy.enter();
     const ex = new Exchange(res, req, route, metrics, () => {
+      privacy.leave();
       if (--inflight === 0 && idle) idle();
     });
     ex.run(() => dispatch(ex, match));
