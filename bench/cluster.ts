@@ -31,6 +31,7 @@ import { runSetup, type SetupRun, type Rig } from './lib/cluster-phases.js';
 import { clusterReport } from './lib/cluster-report.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { publishStore } from '../src/venues/import/publish.js';
+import { numFlag } from './lib/num-flag.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SETUPS = ['embedded', 'cluster-1', 'cluster-2'] as const;
@@ -67,24 +68,15 @@ if (argv.help) {
   process.exit(0);
 }
 
-function num(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) {
-    process.stderr.write(`--${name}: expected a number from ${min} to ${max}, got ${JSON.stringify(raw)}\n`);
-    process.exit(2);
-  }
-  return n;
-}
 
 const quick = argv.quick === true;
 const opts = {
-  seconds: num('seconds', argv.seconds, quick ? 3 : 10, 0.5, 600),
-  rounds: Math.round(num('rounds', argv.rounds, quick ? 1 : 3, 1, 20)),
-  warmup: num('warmup', argv.warmup, quick ? 2 : 5, 0, 120),
-  concurrency: Math.round(num('concurrency', argv.concurrency, 48, 2, 1024)),
-  usersSample: Math.round(num('users-sample', argv['users-sample'], quick ? 100 : 300, 0, 100_000)),
-  natsServers: Math.round(num('nats-servers', argv['nats-servers'], 1, 1, 5)),
+  seconds: numFlag('seconds', argv.seconds, quick ? 3 : 10, 0.5, 600),
+  rounds: Math.round(numFlag('rounds', argv.rounds, quick ? 1 : 3, 1, 20)),
+  warmup: numFlag('warmup', argv.warmup, quick ? 2 : 5, 0, 120),
+  concurrency: Math.round(numFlag('concurrency', argv.concurrency, 48, 2, 1024)),
+  usersSample: Math.round(numFlag('users-sample', argv['users-sample'], quick ? 100 : 300, 0, 100_000)),
+  natsServers: Math.round(numFlag('nats-servers', argv['nats-servers'], 1, 1, 5)),
   setups: (argv.setups ?? '').split(',').map((s) => s.trim()).filter(Boolean) as SetupName[],
 };
 const unknown = opts.setups.filter((s) => !SETUPS.includes(s));

@@ -32,6 +32,7 @@ import { createSyncApp, DETECT_PATH, makeSender, newPool, signedHeaders, type Er
 import { median, spread, type Spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
+import { numFlag } from './lib/num-flag.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DWELL_CLI = path.join(ROOT, 'dist/src/cli.js');
@@ -67,25 +68,16 @@ if (argv.help) {
   process.exit(0);
 }
 
-function num(name: string, raw: string | undefined, fallback: number, min: number, max: number): number {
-  if (raw === undefined) return fallback;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) {
-    process.stderr.write(`--${name}: expected a number from ${min} to ${max}, got ${JSON.stringify(raw)}\n`);
-    process.exit(2);
-  }
-  return n;
-}
 
 const quick = argv.quick === true;
 const opts = {
-  durationS: num('duration', argv.duration, quick ? 3 : 10, 0.5, 600),
-  warmupS: num('warmup', argv.warmup, quick ? 1 : 3, 0, 120),
-  concurrency: Math.round(num('concurrency', argv.concurrency, 48, 1, 1024)),
-  repeats: Math.round(num('repeats', argv.repeats, quick ? 1 : 3, 1, 20)),
-  bodies: Math.round(num('bodies', argv.bodies, 2000, 1, 100_000)),
-  seed: Math.round(num('seed', argv.seed, 1, 0, 2 ** 31)),
-  openFraction: num('open-fraction', argv['open-fraction'], 0.7, 0.01, 2),
+  durationS: numFlag('duration', argv.duration, quick ? 3 : 10, 0.5, 600),
+  warmupS: numFlag('warmup', argv.warmup, quick ? 1 : 3, 0, 120),
+  concurrency: Math.round(numFlag('concurrency', argv.concurrency, 48, 1, 1024)),
+  repeats: Math.round(numFlag('repeats', argv.repeats, quick ? 1 : 3, 1, 20)),
+  bodies: Math.round(numFlag('bodies', argv.bodies, 2000, 1, 100_000)),
+  seed: Math.round(numFlag('seed', argv.seed, 1, 0, 2 ** 31)),
+  openFraction: numFlag('open-fraction', argv['open-fraction'], 0.7, 0.01, 2),
   servers: argv.server === 'both' ? ['dwell', 'floor'] : [argv.server ?? ''],
   cpuProf: argv['cpu-prof'] ? path.resolve(argv['cpu-prof']) : undefined,
   json: argv.json ? path.resolve(argv.json) : undefined,
