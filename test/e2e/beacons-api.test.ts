@@ -212,7 +212,8 @@ test('detection: a beacon of this app decides between two shops 6 m apart; anoth
   assert.notEqual(before[0][0], WINE, `the fixes alone favour another venue: ${JSON.stringify(before.slice(0, 3))}`);
   const withBeacon = topOf(await call(app, '/v1/detect', stay('u1', [wineBeacon])));
   assert.equal(withBeacon[0][0], WINE);
-  assert.ok(withBeacon[0][1] > 0.8, JSON.stringify(withBeacon.slice(0, 3)));
+  // Decisive, not certain: a phone by the shared wall hears a neighbour's beacon as loud as inside (docs/ranking.md "Beacons").
+  assert.ok(withBeacon[0][1] > 0.6 && withBeacon[0][1] > 2 * withBeacon[1][1], JSON.stringify(withBeacon.slice(0, 3)));
   assert.deepEqual(topOf(await call(other, '/v1/detect', stay('u1', [wineBeacon]))), before);
   assert.deepEqual(topOf(await call(ignored, '/v1/detect', stay('u1', [wineBeacon]))), before, 'an app without a registry');
 });
