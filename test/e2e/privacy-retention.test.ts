@@ -6,13 +6,11 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
-import { openUserStore } from '../../src/users/store.js';
-import { Outbox } from '../../src/delivery/outbox.js';
-import { GeofenceStore } from '../../src/geofences/store.js';
-import { openPrivacyStores, type PrivacyStores } from '../../src/privacy/stores.js';
+import type { PrivacyStores } from '../../src/privacy/stores.js';
+import { withPrivacyStores } from '../helpers/privacy-stores.js';
 import { RetentionSweeper } from '../../src/privacy/retention.js';
 import { eraseUsers } from '../../src/privacy/erase.js';
-import { DAY_MS, slotFor } from '../../src/users/touch.js';
+import { DAY_MS } from '../../src/users/touch.js';
 import { startDwell, tempDir } from '../helpers/server.js';
 import { scrape } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
@@ -24,25 +22,10 @@ const trigger = (id: string, device: string) => ({ type: 'visit', data: { id, us
 type Write = (app: string, user: string) => void;
 
 /** The stores as the server opens them, and a detection worker's user store to write records through. */
-async function withStores(run: (s: PrivacyStores, write: Write) => Promise<void>): Promise<void> {
-  const dataDir = tempDir();
-  const geofences = new GeofenceStore(dataDir), outbox = new Outbox(dataDir);
-  const s = openPrivacyStores(dataDir, geofences, outbox, slotFor(365 * DAY_MS));
-  const users = openUserStore(dataDir, { noSync: true });
-  const write: Write = (app, user) => users.update(app, user, (rec) => {
-    rec.h.venue = { f: 1, l: 1, p: -1, n: 1, i: 'v' };
-    return { record: rec, result: undefined };
-  });
-  try {
-    await run(s, write);
-  } finally {
-    users.close();
-    await s.users.close();
-    await outbox.close();
-    await geofences.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-}
+const withStores = (run: (s: PrivacyStores, write: Write) => Promise<void>) => withPrivacyStores(({ s, users }) => run(s, (app, user) => users.update(app, user, (rec) => {
+  rec.h.venue = { f: 1, l: 1, p: -1, n: 1, i: 'v' };
+  return { record: rec, result: undefined };
+})));
 
 test('users untouched for the retention are deleted with their presence; newer ones stay', async () => {
   await withStores(async (s, write) => {

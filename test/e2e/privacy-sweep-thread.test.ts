@@ -6,37 +6,18 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { openUserStore } from '../../src/users/store.js';
-import { Outbox } from '../../src/delivery/outbox.js';
-import { GeofenceStore } from '../../src/geofences/store.js';
 import { Metrics } from '../../src/http/metrics.js';
-import { openPrivacyStores, type PrivacyStores } from '../../src/privacy/stores.js';
+import type { PrivacyStores } from '../../src/privacy/stores.js';
+import { addUsers, usersLeft, withPrivacyStores } from '../helpers/privacy-stores.js';
 import { startSweepThread } from '../../src/privacy/sweep-thread.js';
 import { DAY_MS, slotFor } from '../../src/users/touch.js';
-import { tempDir } from '../helpers/server.js';
 import { until } from '../helpers/until.js';
 
 const YEAR = 365 * DAY_MS;
 
-async function withUsers(n: number, run: (s: PrivacyStores, dataDir: string) => Promise<void>): Promise<void> {
-  const dataDir = tempDir();
-  const geofences = new GeofenceStore(dataDir), outbox = new Outbox(dataDir);
-  const s = openPrivacyStores(dataDir, geofences, outbox, slotFor(YEAR));
-  const users = openUserStore(dataDir, { noSync: true });
-  for (let i = 0; i < n; i++) users.update('app', `u${i}`, (rec) => ({ record: rec, result: undefined }));
-  try {
-    await run(s, dataDir);
-  } finally {
-    users.close();
-    await s.users.close();
-    await outbox.close();
-    await geofences.close();
-    fs.rmSync(dataDir, { recursive: true, force: true });
-  }
-}
 
-const left = (s: PrivacyStores) => [...s.users.getKeys({ start: ['u', 'app'], end: ['u', 'app', '\uffff'] })].length;
+const left = usersLeft;
+const withUsers = (n: number, run: (s: PrivacyStores, dataDir: string) => Promise<void>) => withPrivacyStores(async (f) => { addUsers(f, n); await run(f.s, f.dataDir); });
 const init = (dataDir: string) => ({
   dataDir, userRetentionMs: YEAR, deadRetentionMs: 0, intervalMs: 50, slotMs: slotFor(YEAR), clockOffsetMs: 400 * DAY_MS,
 });
