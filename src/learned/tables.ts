@@ -145,33 +145,28 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
   const written: string[] = [];
   const cacheKey = (kind: string, app: string, bssid: string) => `${kind}\u0000${app}\u0000${bssid}`;
 
-  const pool = (app: string, o: ApObservation) => {
-    const ck = cacheKey('pv', app, o.bssid);
-    if ((pools.peek(ck)?.n ?? 0) >= POOL_MAX_STAYS) return;
-    const key = ['pv', app, o.bssid];
-    const p = pooledWith(db.get(key) as PooledAp | undefined, o.pool!);
-    if (!p) return;
-    db.putSync(key, p);
-    written.push(ck);
-  };
+  /** Merges an observation into a value that stops changing at `max` stays (its cache says so without a read). */
+  const saturating = <V extends { n: number }, O>(kind: string, cache: LearnedCache<V>, max: number, merge: (stored: V | undefined, o: O) => V | undefined) =>
+    (app: string, name: string, o: O) => {
+      const ck = cacheKey(kind, app, name);
+      if ((cache.peek(ck)?.n ?? 0) >= max) return;
+      const key = [kind, app, name];
+      const v = merge(db.get(key) as V | undefined, o);
+      if (!v) return;
+      db.putSync(key, v);
+      written.push(ck);
+    };
+  const pool = saturating('pv', pools, POOL_MAX_STAYS, pooledWith);
 
   // Learned beacons share the pooled networks' share of DWELL_CACHE_MB: a city has a few beacons per
   // hectare against dozens of networks.
   const beacons = new LearnedCache<HeardBeacon>(versions, Math.max(256, cacheEntries('pooledAps') >> 2));
-  const teachBeacon = (app: string, o: ApObservation) => {
-    const ck = cacheKey('bl', app, o.bssid);
-    if ((beacons.peek(ck)?.n ?? 0) >= BEACON_MAX_STAYS) return;
-    const key = ['bl', app, o.bssid];
-    const b = beaconWith(db.get(key) as HeardBeacon | undefined, o.beacon!);
-    if (!b) return;
-    db.putSync(key, b);
-    written.push(ck);
-  };
+  const teachBeacon = saturating('bl', beacons, BEACON_MAX_STAYS, beaconWith);
 
   const learn = (app: string, obs: ApObservation[]) => {
     for (const o of obs) {
-      if (o.beacon) { teachBeacon(app, o); continue; }
-      if (o.pool) { pool(app, o); continue; }
+      if (o.beacon) { teachBeacon(app, o.bssid, o.beacon); continue; }
+      if (o.pool) { pool(app, o.bssid, o.pool); continue; }
       if (o.at) {
         const ck = cacheKey('apx', app, o.bssid);
         if ((places.peek(ck)?.[3] ?? 0) >= AP_PLACE_MAX_STAYS) continue;
