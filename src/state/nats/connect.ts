@@ -5,7 +5,7 @@
  * a restart.
  */
 import { connect, type NatsConnection } from '@nats-io/transport-node';
-import { jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
+import { JetStreamApiError, JetStreamError, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { DwellError } from '../../errors.js';
 
@@ -48,15 +48,35 @@ export async function connectNats(servers: readonly string[], opts: ConnectOptio
 }
 
 /**
+ * JetStream API errors that mean "this stream or the cluster has no leader just now", which a
+ * lost server causes until the rest elect one (nats-server's errors.json): 10008 system
+ * temporarily unavailable, 10009 cluster cannot handle the request, 10118 stream offline, 10076 and
+ * 10039 JetStream not enabled (what a server answers for a stream while it elects).
+ */
+const NO_LEADER_CODES = new Set([10008, 10009, 10118, 10076, 10039]);
+/** HTTP-like statuses JetStream answers with for the same conditions, and for timeouts. */
+const RETRY_STATUSES = new Set([408, 503, 504]);
+
+/** Whether a failed cluster call is an outage or an election (try again soon), not a fault of the call. */
+export function isTransient(err: unknown): boolean {
+  for (let e = err as { cause?: unknown } | undefined, depth = 0; e && depth < 4; e = e.cause as typeof e, depth++) {
+    if (e instanceof JetStreamApiError) {
+      if (NO_LEADER_CODES.has(e.code) || RETRY_STATUSES.has(e.status)) return true;
+      continue;
+    }
+    // JetStreamStatusError (not exported) carries the status as a numeric `code`.
+    if (e instanceof JetStreamError && RETRY_STATUSES.has((e as { code?: unknown }).code as number)) return true;
+    const x = e as { code?: unknown; name?: unknown; message?: unknown };
+    const text = `${x.name ?? ''} ${x.code ?? ''} ${x.message ?? ''}`.toLowerCase();
+    if (/timeout|disconnect|closed|no ?responders|\b503\b|connection|temporarily unavailable|jetstream ?(is )?not ?enabled/.test(text)) return true;
+  }
+  return false;
+}
+
+/**
  * What a failed call to the cluster means for the client: 503 `unavailable` with a Retry-After
- * for timeouts and lost connections (try again soon), anything else left as it was.
+ * for outages and elections (try again soon), anything else left as it was.
  */
 export function unavailable(err: unknown): unknown {
-  const e = err as { code?: string; name?: string; message?: string };
-  const text = `${e?.name ?? ''} ${e?.code ?? ''} ${e?.message ?? ''}`.toLowerCase();
-  // `jetstream is not enabled` is also what a stream answers while it elects a new leader (one server lost).
-  if (/timeout|disconnect|closed|no responders|503|connection|jetstream (is )?not enabled|jetstreamnotenabled/.test(text)) {
-    return new DwellError('unavailable', 'the state cluster cannot be reached; try again shortly', undefined, 2);
-  }
-  return err;
+  return isTransient(err) ? new DwellError('unavailable', 'the state cluster cannot be reached; try again shortly', undefined, 2) : err;
 }
