@@ -13,6 +13,7 @@ import type { ExplainResult, ExplainTask } from '../pipeline/explain.js';
 import { warmUpTasks } from './warm-up.js';
 import { WarmUpSettle } from './warm-up-settle.js';
 import { leastBusyInTurn, type Balancer } from './balancer.js';
+import { fixHeapGrowth } from './heap-growth.js';
 
 export type WorkersState = 'warming' | 'warm';
 
@@ -45,6 +46,7 @@ export class DetectPool {
    */
   constructor(private readonly threads: number, private readonly tasksPerWorker: number, private readonly maxQueue: number, cacheMb?: number) {
     this.balancer = leastBusyInTurn(tasksPerWorker);
+    fixHeapGrowth();
     this.pool = new Piscina({
       filename: new URL('../../workers/detect.js', import.meta.url).href,
       minThreads: threads,
