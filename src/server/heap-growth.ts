@@ -5,7 +5,7 @@
  * steady load; and its memory reducer started the same kind of collection in both workers at the
  * same moment, so both paused at once (45–65 ms each, plus marking steps of up to 20 ms inside
  * requests). Those were most of bench:soak's detections over 50 ms. A fixed factor of 2 leaves a
- * whole live heap of headroom (about 100 s between full collections at 300 req/s), and without
+ * whole live heap of headroom (about 2 minutes between full collections at 300 req/s), and without
  * the memory reducer each worker collects when its own heap is full, not when both look idle.
  * The README's memory formula already counts that much garbage per worker.
  *
