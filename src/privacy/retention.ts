@@ -17,6 +17,7 @@
  * before the touch index existed get a key as of now, by a walk with a persisted cursor (their
  * retention starts the day it reaches them).
  */
+import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import type { Metrics } from '../http/metrics.js';
 import type { UserRecord } from '../users/records.js';
@@ -146,7 +147,9 @@ export class RetentionSweeper {
       const n = (await this.running) as SweepCounts;
       if (n.users + n.geofence_presence + n.dead_triggers > 0) log.debug('retention sweep', { ...n });
     } catch (err) {
-      log.error('retention sweep failed', { error: String((err as Error)?.message ?? err) });
+      // The cluster's state out of reach is an outage the node reports elsewhere (readyz, 503s); the next tick tries again.
+      if (err instanceof DwellError && err.code === 'unavailable') log.warn('retention sweep skipped', { error: err.message });
+      else log.error('retention sweep failed', { error: String((err as Error)?.message ?? err) });
     } finally {
       this.running = null;
     }

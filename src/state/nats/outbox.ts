@@ -155,7 +155,7 @@ export class NatsOutbox implements TriggerQueue {
   }
 
   purgeDead(cutoff: number, max: number): Promise<number> {
-    return this.dead.purgeDead(cutoff, max);
+    return this.dead.purgeDead(cutoff, max).catch((err) => { throw unavailable(err); });
   }
 
   async userTriggers(app: string, user: string): Promise<Array<{ state: EntryState; trigger: unknown }>> {
