@@ -18,6 +18,7 @@ import { createHmac } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { gunzipSync, gzipSync } from 'node:zlib';
@@ -44,7 +45,7 @@ if (set.venuesFile) {
   const r = await runImport({ format: 'jsonl', file: set.venuesFile, out: storeDir, quiet: true });
   say(`imported ${r.venues} venues in ${r.seconds} s`);
 }
-const store = await loadStore(storeDir ?? path.join(path.dirname(new URL(import.meta.url).pathname), '../../data/monaco'));
+const store = await loadStore(storeDir ?? fileURLToPath(new URL('../../data/monaco', import.meta.url)));
 // Imported after the store, so the worker module's start-up (gazetteer) is outside every figure.
 const detect = (await import('../workers/detect.js')).default as (t: DetectTask) => Promise<unknown>;
 const dataDir = path.join(tmp, 'data');
