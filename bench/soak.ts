@@ -50,7 +50,7 @@ if (argv.help) {
   say('usage: node dist/bench/soak.js [--rate N (default 300) | --peak-fraction F] [--minutes M (default 10)] [--floor-minutes M (default: --minutes)]\n' +
     '  [--peak-seconds S (default 20)] [--requests DIR (a vdsim output)] [--server both|dwell|floor] [--connections N (default 128)]\n' +
     '  [--label NAME (the doc section: soak-NAME)] [--json FILE] [--no-doc]\n' +
-    '  [--gc-log FILE (Dwell\'s --trace-gc lines)] [--node-args "ARGS" (more Node options for Dwell, e.g. --cpu-prof)]\n' +
+    '  [--gc-log FILE (Dwell\'s --trace-gc lines)] [--node-args="ARGS" (more Node options for Dwell, e.g. --node-args="--cpu-prof --cpu-prof-dir=DIR"; the = is needed, as the value starts with a dash)]\n' +
     'Dwell settings from the shell: DWELL_WORKERS, DWELL_WORKER_TASKS, DWELL_MAX_QUEUE, DWELL_CACHE_MB.');
   process.exit(0);
 }
