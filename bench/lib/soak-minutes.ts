@@ -3,6 +3,7 @@
  * in, and at each minute's end the server's histogram, its memory and its GC pauses per thread.
  */
 import { loadavg } from 'node:os';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { Samples, type Summary } from './stats.js';
 import { between, fetchMetrics, routeHistogram, seriesByLabel, type HistogramReading } from './server-metrics.js';
 import { procMemory, type ProcMemory } from './proc-memory.js';
@@ -19,6 +20,18 @@ export interface Minute {
   client: Summary;
   /** The server's own histogram over the minute (null: no /metrics, e.g. the floor). */
   server: { count: number; over: number; share: number; meanMs: number } | null;
+  /**
+   * Shares of the minute's requests over TAIL_MS (a bucket of Dwell's histogram) by the server's
+   * histogram (NaN without one) and by the client: where the client's tail is made, inside the
+   * server's handling of a request (from its headers read to its answer written) or outside it.
+   */
+  tail: { server: number; client: number };
+  /**
+   * The load generator's own event-loop delay over the minute, ms past the 1 ms sampling: a
+   * request answered while the generator's thread waited for a core is counted late by the client,
+   * though no server made it so (the generator shares the machine's cores with the server).
+   */
+  generator: { p99Ms: number; maxMs: number };
   memory: ProcMemory | null;
   /** GC pauses by thread (t0: the main thread). */
   gc: Record<string, ThreadGc>;
@@ -32,6 +45,9 @@ export interface Minute {
 }
 
 const WORKER_TASKS = 'dwell_detect_worker_tasks';
+/** The tail's bound: near the client p99 at part load, and a bucket of Dwell's latency histogram (http/metrics.ts). */
+export const TAIL_MS = 5;
+const LOOP_RESOLUTION_MS = 1;
 
 export interface MinuteRecorderOptions {
   pid: number;
@@ -58,6 +74,7 @@ export class MinuteRecorder {
   private sliceLast: HistogramReading | null = null;
   private sliceCpu = new Map<number, number>();
   private readonly slices: NonNullable<Minute['slices']> = [];
+  private readonly loopDelay: IntervalHistogram = monitorEventLoopDelay({ resolution: LOOP_RESOLUTION_MS });
 
   constructor(private readonly o: MinuteRecorderOptions) {}
 
@@ -69,6 +86,16 @@ export class MinuteRecorder {
     this.sliceLast = this.last;
     this.sliceCpu = threadCpuSeconds(this.o.pid);
     this.cpuAt = threadCpuSeconds(this.o.pid);
+    this.loopDelay.reset();
+    this.loopDelay.enable();
+  }
+
+  /** The generator's loop delay since the last call, ms past the sampling interval. */
+  private generatorDelay(): Minute['generator'] {
+    const past = (ns: number) => Math.max(0, ns / 1e6 - LOOP_RESOLUTION_MS);
+    const out = { p99Ms: past(this.loopDelay.percentile(99)), maxMs: past(this.loopDelay.max) };
+    this.loopDelay.reset();
+    return out;
   }
 
   /** CPU seconds since the last call: the main thread's, the others'. */
@@ -137,6 +164,7 @@ export class MinuteRecorder {
     const used = this.cpuSince();
     const { hist: reading, workers } = await this.readServer();
     const server = this.o.metricsUrl ? between(this.last, reading, this.o.boundS) : null;
+    const serverTail = this.o.metricsUrl ? between(this.last, reading, TAIL_MS / 1000).share : NaN;
     if (reading) this.last = reading;
     const from = this.startWall + m * 60_000;
     const gc: Record<string, ThreadGc> = {};
@@ -144,7 +172,7 @@ export class MinuteRecorder {
     const { s, c } = this.slot(m);
     const served = server?.count ?? c.ok;
     const cpu = served > 0 ? { mainMs: (used.main * 1000) / served, otherMs: (used.other * 1000) / served } : null;
-    const minute: Minute = { minute: m + 1, ...c, client: s.summary(), server, memory: procMemory(this.o.pid), gc, load1: loadavg()[0], cpu, workers, ...(m === 0 && this.slices.length ? { slices: [...this.slices] } : {}) };
+    const minute: Minute = { minute: m + 1, ...c, client: s.summary(), server, tail: { server: serverTail, client: s.shareOver(TAIL_MS) }, generator: this.generatorDelay(), memory: procMemory(this.o.pid), gc, load1: loadavg()[0], cpu, workers, ...(m === 0 && this.slices.length ? { slices: [...this.slices] } : {}) };
     this.minutes[m] = minute;
     this.o.say(`[${this.o.label}] ${describeMinute(minute)}`);
     return minute;
@@ -152,9 +180,10 @@ export class MinuteRecorder {
 
   /** Client figures once every request is answered (a minute's stragglers land after it was closed); GC re-read (its lines lag). */
   finish(): Minute[] {
+    this.loopDelay.disable();
     for (const m of this.minutes) {
       const { s, c } = this.slot(m.minute - 1);
-      Object.assign(m, c, { client: s.summary() });
+      Object.assign(m, c, { client: s.summary(), tail: { ...m.tail, client: s.shareOver(TAIL_MS) } });
       const from = this.startWall + (m.minute - 1) * 60_000;
       m.gc = Object.fromEntries(this.o.gc?.slot(from, from + 60_000) ?? []);
     }
@@ -181,11 +210,13 @@ export function gcSplit(gc: Record<string, ThreadGc>): { main: ThreadGc; others:
 export function describeMinute(m: Minute): string {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '–');
   const srv = m.server ? `, server >50 ms ${(m.server.share * 100).toFixed(2)} % of ${m.server.count} (mean ${f(m.server.meanMs)} ms)` : '';
+  const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(2)} %` : '–');
+  const tail = `; over ${TAIL_MS} ms: client ${pct(m.tail.client)}${m.server ? `, server ${pct(m.tail.server)}` : ''}; generator loop delay p99 ${f(m.generator.p99Ms)} ms, max ${f(m.generator.maxMs)} ms`;
   const mem = m.memory ? `, anon ${m.memory.anonMb.toFixed(0)} MB, file ${m.memory.fileMb.toFixed(0)} MB` : '';
   const g = gcSplit(m.gc);
   const per = Object.entries(m.gc).filter(([t]) => t !== 't0').map(([t, v]) => `${t} ${f(v.totalMs)} (${v.n}×, max ${f(v.maxMs)}, heap ${f(v.heapMb)} MB)`).join(', ');
   const tasks = m.workers ? `; tasks per worker ${Object.entries(m.workers).map(([w, n]) => `${w} ${n}`).join(', ')}` : '';
-  return `minute ${m.minute}: ${m.ok} ok, ${m.errors} errors; client p50 ${f(m.client.p50)} ms, p99 ${f(m.client.p99)} ms, max ${f(m.client.max)} ms${srv}${mem}; ` +
+  return `minute ${m.minute}: ${m.ok} ok, ${m.errors} errors; client p50 ${f(m.client.p50)} ms, p99 ${f(m.client.p99)} ms, max ${f(m.client.max)} ms${srv}${tail}${mem}; ` +
     `GC main ${f(g.main.totalMs)} ms (max ${f(g.main.maxMs)}), other threads ${f(g.others.totalMs)} ms (max ${f(g.others.maxMs)}): ${per}${tasks}; ` +
     `CPU ms/req ${m.cpu ? `${m.cpu.mainMs.toFixed(2)} main + ${m.cpu.otherMs.toFixed(2)} others` : '–'}; load ${m.load1.toFixed(1)}`;
 }

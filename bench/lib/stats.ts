@@ -26,6 +26,13 @@ export class Samples {
   summary(): Summary {
     return summarize(this.sorted());
   }
+
+  /** The share of the samples above `x`; NaN when there are none. */
+  shareOver(x: number): number {
+    let over = 0;
+    for (let i = 0; i < this.n; i++) if (this.data[i] > x) over++;
+    return this.n ? over / this.n : NaN;
+  }
 }
 
 export interface Summary { count: number; min: number; p50: number; p90: number; p99: number; p999: number; max: number; mean: number }
