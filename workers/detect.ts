@@ -7,6 +7,7 @@ import { explainTask } from '../src/pipeline/explain.js';
 import { detectClustered } from '../src/pipeline/detect-cluster.js';
 import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
+import { turningLoop } from '../src/pipeline/loop-turn.js';
 
 // Load the offline place database while the pool starts, not inside the first request.
 estimateAddress(0, 0);
@@ -15,7 +16,7 @@ estimateAddress(0, 0);
 const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
 const local = detectTask(versions);
 const run = (task: DetectTask) => (task.cluster ? detectClustered(task) : local(task));
-/** The worker's log lines carry the request's id, as the HTTP thread's do. */
-export default (task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task));
+/** The worker's log lines carry the request's id, as the HTTP thread's do; its event loop turns every few tasks (loop-turn.ts). */
+export default turningLoop((task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task)));
 /** An operator's explanation (pipeline/explain.ts): Piscina runs it by name. */
 export const explain = explainTask(versions);

@@ -55,14 +55,14 @@ export class DetectPool {
       concurrentTasksPerWorker: tasksPerWorker,
       // Least busy, ties in turn (balancer.ts): Piscina's own gave the first worker ~80 % at part load.
       loadBalancer: this.balancer.pick,
-      // An idle worker waits with Atomics.waitAsync, so its event loop turns (Piscina's default,
-      // 'sync', blocks the thread in Atomics.wait). Blocked, the loop never ran the timer lmdb-js
-      // sets at each read-snapshot renewal (users/store.ts fresh(), beacons, geofences: about three
-      // a detection), so they piled up, 44,000 live Timeouts per worker after 95 s at 300 req/s
-      // (heap snapshot), a leak that only a pause in the load would drain; V8's GC tasks posted to
-      // the loop (incremental marking steps) waited too. bench:http CPU ms/req of the workers at
-      // peak: 0.551 sync, 0.565 async (noisy machine; issue 21).
-      atomics: 'async',
+      // An idle worker waits in Atomics.wait (Piscina's 'sync'), so its event loop does not turn
+      // between tasks; workers/detect.ts turns it a few times a second (pipeline/loop-turn.ts),
+      // which fires the timers lmdb-js sets at each read-snapshot renewal (without a turn they piled
+      // up, 44,000 a worker after 95 s at 300 req/s). 'async' (Atomics.waitAsync, the loop turning on
+      // every wake-up) had fixed that too, but costs every request a loop turn: bench:http,
+      // interleaved runs, server CPU ms a request at the peak, main thread 0.095–0.112 'async'
+      // against 0.073–0.081 'sync', workers 0.40–0.45 against 0.36–0.38 (issue 21).
+      atomics: 'sync',
       // A detection allocates some 200 KB that dies within it, ~40 MB/s a worker at 300 req/s, so with
       // Node's default young generation (32 MB, 16 MB semi-spaces) a worker scavenged 2–3 times a second and promoted what was
       // merely mid-request. bench:soak at 300 req/s, 2 min, per worker (load 12–15): default 310
