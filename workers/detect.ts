@@ -16,7 +16,7 @@ estimateAddress(0, 0);
 const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
 const local = detectTask(versions);
 const run = (task: DetectTask) => (task.cluster ? detectClustered(task) : local(task));
-/** The worker's log lines carry the request's id, as the HTTP thread's do; its event loop turns every few tasks (loop-turn.ts). */
+/** The worker's log lines carry the request's id, as the HTTP thread's do; its event loop turns a few times a second (loop-turn.ts). */
 export default turningLoop((task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task)));
 /** An operator's explanation (pipeline/explain.ts): Piscina runs it by name. */
 export const explain = explainTask(versions);
