@@ -34,7 +34,7 @@ import { bodySha256, stringToSign } from '../src/signing.js';
 import { parseJson } from '../src/http/json-body.js';
 import type { DetectTask } from '../src/pipeline/task.js';
 import { loadRequestSet } from './lib/soak-requests.js';
-import { summarize, type Summary } from './lib/stats.js';
+import { median, summarize, type Summary } from './lib/stats.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
 
@@ -119,7 +119,7 @@ const all = pooled(steady);
 const partRuns = results.filter((r) => r.gapped);
 const part = partRuns.length ? pooled(partRuns) : undefined;
 /** The floor's work p50, the median over passes: the same ratio for work that is not Dwell's. */
-const floorP50 = (rs: PassResult[]) => summarize(Float64Array.from(rs.map((r) => r.floor.p50)).sort()).p50;
+const floorP50 = (rs: PassResult[]) => median(rs.map((r) => r.floor.p50));
 const partLine = part
   ? `\nPart load (the thread idle ${gapMs} ms before each piece of work, ${partRuns.length} passes interleaved with the back-to-back ones): detection p50 ${ms(part.p50)} ms, p99 ${ms(part.p99)} ms, mean ${ms(part.mean)} ms: ×${(part.mean / all.mean).toFixed(2)} the back-to-back mean, p99 ×${(part.p99 / all.p99).toFixed(2)}; the floor's work p50 ×${(floorP50(partRuns) / floorP50(steady)).toFixed(2)}. The same requests, so the difference is the machine waking a thread that slept, which a server's workers meet on every request at part load.\n`
   : '';

@@ -9,6 +9,7 @@ import { between, fetchMetrics, routeHistogram, seriesByLabel, type HistogramRea
 import { procMemory, type ProcMemory } from './proc-memory.js';
 import type { GcLedger } from './gc-trace.js';
 import { threadCpuSeconds } from './thread-cpu.js';
+import { fmtShare } from './table.js';
 
 export interface ThreadGc { totalMs: number; maxMs: number; n: number; heapMb: number }
 
@@ -210,8 +211,7 @@ export function gcSplit(gc: Record<string, ThreadGc>): { main: ThreadGc; others:
 export function describeMinute(m: Minute): string {
   const f = (x: number) => (Number.isFinite(x) ? x.toFixed(x < 10 ? 1 : 0) : '–');
   const srv = m.server ? `, server >50 ms ${(m.server.share * 100).toFixed(2)} % of ${m.server.count} (mean ${f(m.server.meanMs)} ms)` : '';
-  const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(2)} %` : '–');
-  const tail = `; over ${TAIL_MS} ms: client ${pct(m.tail.client)}${m.server ? `, server ${pct(m.tail.server)}` : ''}; generator loop delay p99 ${f(m.generator.p99Ms)} ms, max ${f(m.generator.maxMs)} ms`;
+  const tail = `; over ${TAIL_MS} ms: client ${fmtShare(m.tail.client)}${m.server ? `, server ${fmtShare(m.tail.server)}` : ''}; generator loop delay p99 ${f(m.generator.p99Ms)} ms, max ${f(m.generator.maxMs)} ms`;
   const mem = m.memory ? `, anon ${m.memory.anonMb.toFixed(0)} MB, file ${m.memory.fileMb.toFixed(0)} MB` : '';
   const g = gcSplit(m.gc);
   const per = Object.entries(m.gc).filter(([t]) => t !== 't0').map(([t, v]) => `${t} ${f(v.totalMs)} (${v.n}×, max ${f(v.maxMs)}, heap ${f(v.heapMb)} MB)`).join(', ');

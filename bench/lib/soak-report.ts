@@ -1,10 +1,9 @@
 /** The soak benchmark's verdicts and its section of docs/performance.md. */
-import { fmtInt, fmtMs, markdownTable } from './table.js';
+import { fmtInt, fmtMs, fmtShare, markdownTable } from './table.js';
 import { median } from './stats.js';
 import { gcSplit, TAIL_MS, type Minute } from './soak-minutes.js';
 
-const pct = (x: number) => (Number.isFinite(x) ? `${(x * 100).toFixed(2)} %` : '–');
-const gen = (m: Minute) => (m.generator ? `${fmtMs(m.generator.p99Ms)} / ${fmtMs(m.generator.maxMs)}` : '–');
+const gen = (m: Minute) => `${fmtMs(m.generator.p99Ms)} / ${fmtMs(m.generator.maxMs)}`;
 
 export interface SoakRun {
   label: string;
@@ -64,7 +63,7 @@ function dwellTable(ms: Minute[]): string {
     const g = gcSplit(m.gc);
     return [String(m.minute), fmtInt(m.ok / 60), String(m.errors), fmtMs(m.client.p50), fmtMs(m.client.p99), fmtMs(m.client.max),
       m.server ? `${(m.server.share * 100).toFixed(2)} %` : '–', m.server ? fmtMs(m.server.meanMs) : '–',
-      `${pct(m.tail?.client)} / ${pct(m.tail?.server)}`, gen(m),
+      `${fmtShare(m.tail.client)} / ${fmtShare(m.tail.server)}`, gen(m),
       m.memory ? m.memory.anonMb.toFixed(0) : '–', m.memory ? m.memory.fileMb.toFixed(0) : '–',
       `${g.main.totalMs.toFixed(0)} (${fmtMs(g.main.maxMs)})`, `${g.others.totalMs.toFixed(0)} (${fmtMs(g.others.maxMs)})`,
       Object.entries(m.gc).filter(([t]) => t !== 't0').sort().map(([t, v]) => `${t} ${v.totalMs.toFixed(0)} (${v.n})`).join(' · ') || '–',
@@ -76,7 +75,7 @@ function dwellTable(ms: Minute[]): string {
 
 function floorTable(ms: Minute[]): string {
   const header = ['min', 'req/s', 'errors', 'client p50 ms', 'p99 ms', 'max ms', `client over ${TAIL_MS} ms`, 'generator delay p99 / max ms', 'anon MB', 'load'];
-  const rows = ms.map((m) => [String(m.minute), fmtInt(m.ok / 60), String(m.errors), fmtMs(m.client.p50), fmtMs(m.client.p99), fmtMs(m.client.max), pct(m.tail?.client), gen(m),
+  const rows = ms.map((m) => [String(m.minute), fmtInt(m.ok / 60), String(m.errors), fmtMs(m.client.p50), fmtMs(m.client.p99), fmtMs(m.client.max), fmtShare(m.tail.client), gen(m),
     m.memory ? m.memory.anonMb.toFixed(0) : '–', m.load1.toFixed(1)]);
   return markdownTable(header, rows, header.map((_, i) => (i === 0 ? 'left' : 'right')));
 }

@@ -24,6 +24,11 @@ export function fmtMs(ms: number): string {
   return ms.toFixed(0);
 }
 
+/** A share to two decimals, as the soak reports write them: 0.0217 → "2.17 %"; NaN → "–". */
+export function fmtShare(fraction: number): string {
+  return Number.isFinite(fraction) ? `${(fraction * 100).toFixed(2)} %` : '–';
+}
+
 export function fmtPct(fraction: number): string {
   return Number.isFinite(fraction) ? `${Math.round(fraction * 100)}%` : '–';
 }
