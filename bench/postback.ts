@@ -41,6 +41,7 @@ import { startDelivery } from '../src/delivery/service.js';
 import { newTriggerId } from '../src/delivery/trigger-id.js';
 import { Metrics } from '../src/http/metrics.js';
 import type { Trigger } from '../src/schemas/visit.js';
+import { DwellAdmin } from '../src/client/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const { values: argv } = parseArgs({
@@ -105,8 +106,7 @@ async function latencyPhase(): Promise<LatencyRun> {
   const svc = await spawnService({ name: 'dwell', command: process.execPath, args: [path.join(ROOT, 'dist/src/cli.js'), 'serve'], env, port });
   try {
     await waitFor200(svc.url + '/readyz', 90_000, svc.proc);
-    const created = await fetch(svc.url + '/admin/apps', { method: 'POST', headers: { authorization: `Bearer ${token}` }, body: JSON.stringify({ name: 'bench', delivery: { method: 'postback', url: sink.url } }) });
-    const app = (await created.json()) as { app_key: string; app_secret: string };
+    const app = await new DwellAdmin({ url: svc.url, token }).createApp({ name: 'bench', delivery: { method: 'postback', url: sink.url } });
     const total = Math.ceil(opts.rate * opts.durationS);
     log(`[latency] preparing ${fmtInt(total)} distinct 3-event requests…`);
     const bodies = Array.from({ length: total + 1 }, (_, i) => prepareBody(structuredRequest(7, i)));

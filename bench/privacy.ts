@@ -41,6 +41,7 @@ import { BodyPool, prepareBody } from './lib/signing.js';
 import { Samples, spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
+import { DwellAdmin } from '../src/client/index.js';
 
 const arg = (name: string, fallback: number) => {
   const i = process.argv.indexOf(`--${name}`);
@@ -171,12 +172,7 @@ async function serve(dataDir: string, retentionDays: number, rate: number, secon
   };
   try {
     await waitFor200(svc.url + '/readyz', 90_000, svc.proc);
-    const created = await fetch(svc.url + '/admin/apps', {
-      method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'bench', delivery: { method: 'sync' } }),
-    });
-    if (created.status !== 201) throw new Error(`POST /admin/apps: expected 201, got ${created.status} ${await created.text()}`);
-    const app = (await created.json()) as { app_key: string; app_secret: string };
+    const app = await new DwellAdmin({ url: svc.url, token: adminToken }).createApp({ name: 'bench', delivery: { method: 'sync' } });
     const bodies = new BodyPool((n) => prepareBody(structuredRequest(7, n)), 400);
     const send = async () => {
       const ts = Math.floor(Date.now() / 1000);

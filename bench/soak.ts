@@ -32,6 +32,7 @@ import { GcLedger, parseGcLine } from './lib/gc-trace.js';
 import { MinuteRecorder } from './lib/soak-minutes.js';
 import { markdown, verdicts, type SoakRun } from './lib/soak-report.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
+import { DwellAdmin } from '../src/client/index.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DETECT = '/v1/detect';
@@ -115,12 +116,7 @@ async function startDwell(store: string | undefined, gc: GcLedger): Promise<{ sv
   });
   await waitFor200(svc.url + '/readyz', 120_000, svc.proc);
   const readyMs = Date.now() - t0;
-  const created = await fetch(svc.url + '/admin/apps', {
-    method: 'POST', headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'soak', delivery: { method: 'sync' } }),
-  });
-  if (created.status !== 201) throw new Error(`POST /admin/apps: ${created.status} ${await created.text()}`);
-  const app = (await created.json()) as { app_key: string; app_secret: string };
+  const app = await new DwellAdmin({ url: svc.url, token: adminToken }).createApp({ name: 'soak', delivery: { method: 'sync' } });
   say(`[dwell] pid ${svc.proc.pid}, ready ${readyMs} ms after start (${svc.url})`);
   // What the workers' warm-up did (server/pool.ts logs it at info or, capped, at warn).
   const warmUp = svc.logs.find((l) => /"msg":"detection workers warm/.test(l));

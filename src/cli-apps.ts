@@ -3,40 +3,44 @@
  * cached there), with DWELL_ADMIN_TOKEN as the bearer. Its flags are declared in cli-flags.ts.
  */
 import { loadConfig } from './config.js';
+import { DwellAdmin, DwellApiError, type DeliveryStatus } from './client/index.js';
+import type { CreateApp, UpdateApp } from './schemas/app.js';
 
 export async function runApps(sub: string, appKey: string | undefined, v: Record<string, string | boolean>): Promise<number> {
   const config = loadConfig({}, process.env);
   const base = String(v['url-base'] ?? process.env.DWELL_URL ?? `http://127.0.0.1:${config.port}`);
   const token = String(v['admin-token'] ?? config.adminToken);
-  const call = async (method: string, path: string, body?: unknown) => {
-    const res = await fetch(base + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body ? { 'content-type': 'application/json' } : {}) },
-      body: body ? JSON.stringify(body) : undefined,
-    });
-    const text = await res.text();
-    process.stdout.write(text + '\n');
-    return res.ok ? 0 : 1;
+  const admin = new DwellAdmin({ url: base, token });
+  // The answer as JSON on stdout, the error answer too (its exit code says which).
+  const call = async (answer: () => Promise<unknown>) => {
+    try {
+      process.stdout.write(JSON.stringify(await answer()) + '\n');
+      return 0;
+    } catch (err) {
+      if (!(err instanceof DwellApiError)) throw err;
+      process.stdout.write(JSON.stringify(err.answer) + '\n');
+      return 1;
+    }
   };
   const need = () => {
     if (!appKey) throw new Error(`dwell apps ${sub} needs an app key`);
-    return encodeURIComponent(appKey);
+    return appKey;
   };
   switch (sub) {
     case 'create':
-      return call('POST', '/admin/apps', { name: v.name, delivery: deliveryFrom(v) ?? { method: 'sync' }, ...dwell(v) });
+      return call(() => admin.createApp({ name: v.name, delivery: deliveryFrom(v) ?? { method: 'sync' }, ...dwell(v) } as CreateApp));
     case 'show':
-      return call('GET', `/admin/apps/${need()}`);
+      return call(() => admin.getApp(need()));
     case 'update':
-      return call('PATCH', `/admin/apps/${need()}`, { ...(v.name ? { name: v.name } : {}), ...(deliveryFrom(v) ? { delivery: deliveryFrom(v) } : {}), ...dwell(v) });
+      return call(() => admin.updateApp(need(), { ...(v.name ? { name: v.name } : {}), ...(deliveryFrom(v) ? { delivery: deliveryFrom(v) } : {}), ...dwell(v) } as UpdateApp));
     case 'rotate-secret':
-      return call('POST', `/admin/apps/${need()}/rotate-secret`);
+      return call(() => admin.rotateSecret(need()));
     case 'deliveries':
-      return call('GET', `/admin/apps/${need()}/deliveries?status=${v.status ?? 'pending'}`);
+      return call(() => admin.deliveries(need(), String(v.status ?? 'pending') as DeliveryStatus));
     case 'replay':
-      return call('POST', `/admin/apps/${need()}/deliveries/replay`);
+      return call(() => admin.replayDeliveries(need()));
     case 'delete':
-      return call('DELETE', `/admin/apps/${need()}`);
+      return call(() => admin.deleteApp(need()));
     default:
       throw new Error('dwell apps create|show|update|rotate-secret|deliveries|replay|delete');
   }

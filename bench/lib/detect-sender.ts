@@ -7,6 +7,7 @@ import { Pool } from 'undici';
 import { signature } from '../../src/signing.js';
 import type { Send } from './load.js';
 import type { BodyPool, PreparedBody } from './signing.js';
+import { DwellAdmin } from '../../src/client/index.js';
 
 export const DETECT_PATH = '/v1/detect';
 
@@ -77,13 +78,6 @@ export function alternate(senders: readonly Send[]): Send {
 
 /** Creates a sync app through the admin API of the server at `url`. */
 export async function createSyncApp(url: string, adminToken: string, name = 'bench'): Promise<Target> {
-  const created = await fetch(url + '/admin/apps', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${adminToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name, delivery: { method: 'sync' } }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (created.status !== 201) throw new Error(`POST /admin/apps: expected 201, got ${created.status} ${await created.text()}`);
-  const app = (await created.json()) as { app_key: string; app_secret: string };
+  const app = await new DwellAdmin({ url, token: adminToken }).createApp({ name, delivery: { method: 'sync' } });
   return { appKey: app.app_key, secret: app.app_secret };
 }

@@ -17,12 +17,13 @@ export class DwellApiError extends Error {
 
   constructor(
     readonly status: number,
-    body: unknown,
+    /** The answer as the server sent it: its JSON, or its text when it was not JSON. */
+    readonly answer: unknown,
     /** Seconds, from the answer's `Retry-After` (429 and 503). */
     readonly retryAfterS?: number,
   ) {
-    const e = isErrorAnswer(body) ? body.error : undefined;
-    super(e ? `${status} ${e.code}: ${e.message}` : `${status}: ${typeof body === 'string' ? body.slice(0, 200) : 'unexpected answer'}`);
+    const e = isErrorAnswer(answer) ? answer.error : undefined;
+    super(e ? `${status} ${e.code}: ${e.message}` : `${status}: ${typeof answer === 'string' ? answer.slice(0, 200) : 'unexpected answer'}`);
     this.code = e?.code ?? `http_${status}`;
     if (e?.path !== undefined) this.path = e.path;
   }

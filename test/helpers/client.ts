@@ -2,17 +2,16 @@
 import { gzipSync } from 'node:zlib';
 import { bodySha256, signature } from '../../src/signing.js';
 import { ADMIN_TOKEN } from './server.js';
+import { DwellAdmin } from '../../src/client/index.js';
+import type { CreateApp } from '../../src/schemas/app.js';
 
 export interface TestApp { app_key: string; app_secret: string; delivery: Record<string, unknown> }
 
+/** The admin API of the server at `url`, as an operator's script calls it (`dwell/client`). */
+export const adminOf = (url: string) => new DwellAdmin({ url, token: ADMIN_TOKEN });
+
 export async function createApp(url: string, delivery: Record<string, unknown> = { method: 'sync' }, extra: Record<string, unknown> = {}): Promise<TestApp> {
-  const res = await fetch(url + '/admin/apps', {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'test app', delivery, ...extra }),
-  });
-  if (res.status !== 201) throw new Error(`create app: ${res.status} ${await res.text()}`);
-  return res.json() as Promise<TestApp>;
+  return adminOf(url).createApp({ name: 'test app', delivery, ...extra } as CreateApp) as Promise<TestApp>;
 }
 
 export interface SignOptions {
