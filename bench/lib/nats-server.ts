@@ -7,7 +7,9 @@
  * Used by the tests (test/helpers/nats-server.ts) and the benchmarks alike.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from './child.js';
+
+export { freePort };
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -38,17 +40,6 @@ export interface NatsCluster {
 export interface NatsOptions {
   /** Serve /varz, /jsz… on a free port per server (`-m`). */
   monitor?: boolean;
-}
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const port = (s.address() as { port: number }).port;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** One server (`size` 1) or a cluster of `size` servers with routes to each other. */

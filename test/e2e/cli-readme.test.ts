@@ -26,10 +26,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import net from 'node:net';
 import path from 'node:path';
 import { commandsTable, isTemplate, shBlocks, type ReadmeBlock } from '../helpers/readme-commands.js';
-import { CLI, ROOT, tempDir } from '../helpers/server.js';
+import { CLI, ROOT, freePort, tempDir } from '../helpers/server.js';
 import { Shell } from '../helpers/shell.js';
 import { until } from '../helpers/until.js';
 
@@ -110,11 +109,3 @@ function sessionEnv(scratch: string, port: number): NodeJS.ProcessEnv {
   };
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = net.createServer().listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as net.AddressInfo;
-      probe.close(() => resolve(port));
-    }).on('error', reject);
-  });
-}

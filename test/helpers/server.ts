@@ -2,11 +2,14 @@
  * Starts the real `dwell serve` as a child process on an ephemeral port, the way an operator
  * would, and talks to it over HTTP. Nothing of ours is mocked.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { spawnService } from '../../bench/lib/child.js';
+
+export { freePort } from '../../bench/lib/child.js';
 
 export const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const CLI = path.join(ROOT, 'dist/src/cli.js');
@@ -40,7 +43,10 @@ export async function startDwell(env: Record<string, string> = {}, opts: { ready
     return startPair(env, opts);
   }
   const dataDir = env.DWELL_DATA_DIR ?? tempDir();
-  const proc = spawn(process.execPath, [CLI, 'serve', ...(opts.args ?? [])], {
+  const svc = await spawnService({
+    name: 'dwell',
+    command: process.execPath,
+    args: [CLI, 'serve', ...(opts.args ?? [])],
     env: {
       ...process.env,
       PORT: '0',
@@ -51,36 +57,16 @@ export async function startDwell(env: Record<string, string> = {}, opts: { ready
       DWELL_POSTBACK_ALLOW_PRIVATE: 'true',
       ...env,
     },
-    stdio: ['ignore', 'ignore', 'pipe'],
+    startTimeoutMs: 60_000,
+    // Tests read the whole log (what was logged, and what never was).
+    keepLogLines: Number.POSITIVE_INFINITY,
   });
-  const logs: string[] = [];
-  let buffered = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 60_000);
-    proc.stderr!.on('data', (chunk: Buffer) => {
-      buffered += chunk.toString();
-      let nl: number;
-      while ((nl = buffered.indexOf('\n')) >= 0) {
-        const line = buffered.slice(0, nl);
-        buffered = buffered.slice(nl + 1);
-        logs.push(line);
-        try {
-          const entry = JSON.parse(line);
-          if (entry.msg === 'listening') {
-            clearTimeout(timer);
-            resolve(entry.port);
-          }
-        } catch { /* not JSON: kept in logs */ }
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`dwell exited with ${code}:\n${logs.join('\n')}`)));
-  });
-  const url = `http://127.0.0.1:${port}`;
+  const { proc, port, url, logs } = svc;
   if (opts.ready !== false) await waitReady(url);
   return {
     url, port, proc, dataDir, logs,
     stop(signal = 'SIGTERM') {
-      if (proc.exitCode !== null) return Promise.resolve(proc.exitCode);
+      if (proc.exitCode !== null || proc.signalCode !== null) return Promise.resolve(proc.exitCode);
       return new Promise((resolve) => {
         proc.once('exit', (code) => resolve(code));
         proc.kill(signal);
@@ -89,7 +75,7 @@ export async function startDwell(env: Record<string, string> = {}, opts: { ready
   };
 }
 
-export async function waitReady(url: string, timeoutMs = 20_000): Promise<void> {
+export async function waitReady(url: string, timeoutMs = 60_000): Promise<void> {
   const end = Date.now() + timeoutMs;
   while (Date.now() < end) {
     try {
