@@ -54,6 +54,8 @@ let now = Date.now();
 const task = (i: number): DetectTask => ({ body: gz[i], gzip: true, sync: true, app, store, dataDir, now });
 /** What postMessage would do with the task's answer: the value cloned, its listed buffers moved. */
 function posted(r: unknown): unknown {
+  // The task function turns the event loop now and then (pipeline/loop-turn.ts): its answer then comes later.
+  if (r instanceof Promise) return r.then(posted);
   const moved = r as Record<symbol, unknown>;
   if (!(valueSymbol in moved)) return structuredClone(r);
   return structuredClone(moved[valueSymbol], { transfer: moved[transferableSymbol] as ArrayBuffer[] });
