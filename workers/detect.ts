@@ -7,9 +7,12 @@ import { explainTask } from '../src/pipeline/explain.js';
 import { detectClustered } from '../src/pipeline/detect-cluster.js';
 import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
+import { usePlaceDb } from '../src/venues/place-db/share.js';
 import { turningLoop } from '../src/pipeline/loop-turn.js';
 
-// Load the offline place database while the pool starts, not inside the first request.
+// The place database the pool shares with every worker (server/pool.ts), opened while the pool
+// starts, not inside the first request.
+usePlaceDb((workerData as { placeDb?: SharedArrayBuffer } | null)?.placeDb);
 estimateAddress(0, 0);
 
 /** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */

@@ -7,6 +7,7 @@ import { newVersions } from '../learned/cache.js';
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import { samplePositions, type StoreHandle } from '../venues/store.js';
+import { placeDbBuffer } from '../venues/place-db/share.js';
 import type { DetectTask } from '../pipeline/task.js';
 import type { DetectResult } from '../schemas/detect-outcome.js';
 import type { ExplainResult, ExplainTask } from '../pipeline/explain.js';
@@ -69,8 +70,9 @@ export class DetectPool {
       // scavenges, 3.0–3.3 s of pauses, peak heap 275 MB; 64 MB: 205, 1.7–2.1 s, 227 MB; 128 MB: 150,
       // 1.9 s, 300 MB (the semi-spaces' own cost). Issue 21.
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-      // The workers' shared table that keeps their caches of learned values exact (learned/cache.ts).
-      workerData: { userVersions: newVersions().buffer },
+      // The workers' shared table that keeps their caches of learned values exact (learned/cache.ts),
+      // and the place database (venues/place-db/): one copy in this process, viewed by every worker.
+      workerData: { userVersions: newVersions().buffer, placeDb: placeDbBuffer() },
       // The caches' memory bound (cache-budget.ts) as configured, whether it came from a flag or the environment.
       env: { ...process.env, DWELL_WORKERS: String(threads), ...(cacheMb ? { DWELL_CACHE_MB: String(cacheMb) } : {}) },
     });

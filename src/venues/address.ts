@@ -2,8 +2,7 @@
  * Estimated addresses: a venue's own address fields completed with city, state and country
  * from the offline gazetteer (places.ts), and formatted the way the interface shows them.
  */
-import { iso1A2Code } from '@rapideditor/country-coder';
-import { nearestPlace, type Place } from './places.js';
+import { countryAt, nearestPlace, type Place } from './places.js';
 import { cacheEntries } from '../cache-budget.js';
 import type { Address } from './types.js';
 
@@ -46,12 +45,12 @@ export function estimateAddress(lat: number, lon: number): Address {
 const cache = new Map<number, Place | null>();
 const cellKey = (lat: number, lon: number): number => Math.round((lat + 90) * 1000) * 400_000 + Math.round((lon + 180) * 1000);
 
-/** The gazetteer place of a point, searched within its country (from country-coder's borders). */
+/** The gazetteer place of a point, searched within its country (country-coder's borders, in the place database). */
 export function placeAt(lat: number, lon: number): Place | undefined {
   const key = cellKey(lat, lon);
   let p = cache.get(key);
   if (p === undefined) {
-    const cc = iso1A2Code([lon, lat]) ?? undefined;
+    const cc = countryAt(lat, lon);
     p = nearestPlace(lat, lon, cc) ?? null;
     if (cache.size >= CELLS_MAX) cache.clear();
     cache.set(key, p);
