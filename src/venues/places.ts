@@ -66,7 +66,7 @@ export function nearestPlace(lat: number, lon: number, countryCode?: string): Pl
   const name = text(g, g.s.nameOff, g.s.nameBytes, best);
   const a1 = g.s.placeAdmin1[best];
   return {
-    name: ALIAS[name] ?? name, country: ccString(placeCc[best]), admin1Code: text(g, g.s.adminOff, g.s.adminBytes, best),
+    name: ALIAS[name] ?? name, country: ccString(placeCc[best]), admin1Code: text(g, g.s.adminOff, g.s.adminBytes, g.s.placeAdmin[best]),
     admin1Name: a1 < 0 ? undefined : text(g, g.s.admin1Off, g.s.admin1Bytes, a1), population: placePop[best], km: bestKm,
   };
 }

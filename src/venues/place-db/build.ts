@@ -42,22 +42,28 @@ function strings(list: readonly string[]): { off: Uint32Array<ArrayBuffer>; byte
   return { off, bytes: new Uint8Array(Buffer.concat(parts)) };
 }
 
+/** Per place: coordinates, population, country, name; admin-1 code and name as indexes into short tables of distinct strings. */
 function placeSections(cities: City[], admin1: Admin1[]) {
   const n = cities.length;
   const adminNames = strings(admin1.map((a) => a.name));
   const adminIndex = new Map(admin1.map((a, i) => [a.code, i]));
-  const placeLon = new Float32Array(n), placeLat = new Float32Array(n), placePop = new Float64Array(n);
-  const placeCc = new Uint16Array(n), placeAdmin1 = new Int32Array(n);
+  const codes = [...new Set(cities.map((c) => c.adminCode))];
+  const codeIndex = new Map(codes.map((c, i) => [c, i]));
+  if (codes.length > 0xffff || admin1.length > 0x7fff) throw new Error('more admin codes than the format holds');
+  const placeLon = new Float32Array(n), placeLat = new Float32Array(n), placePop = new Uint32Array(n);
+  const placeCc = new Uint16Array(n), placeAdmin = new Uint16Array(n), placeAdmin1 = new Int16Array(n);
   cities.forEach((c, i) => {
     if (ccCode(c.country) === 0) throw new Error(`place ${c.name}: country code ${JSON.stringify(c.country)} is not two letters`);
+    if (!Number.isInteger(c.population) || c.population < 0 || c.population > 0xffffffff) throw new Error(`place ${c.name}: population ${c.population}`);
     [placeLon[i], placeLat[i]] = c.loc.coordinates;
     placePop[i] = c.population;
     placeCc[i] = ccCode(c.country);
+    placeAdmin[i] = codeIndex.get(c.adminCode)!;
     placeAdmin1[i] = adminIndex.get(`${c.country}.${c.adminCode}`) ?? -1;
   });
-  const names = strings(cities.map((c) => c.name)), admins = strings(cities.map((c) => c.adminCode));
+  const names = strings(cities.map((c) => c.name)), admins = strings(codes);
   return {
-    placeLon, placeLat, placePop, placeCc, placeAdmin1, nameOff: names.off, nameBytes: names.bytes,
+    placeLon, placeLat, placePop, placeCc, placeAdmin, placeAdmin1, nameOff: names.off, nameBytes: names.bytes,
     adminOff: admins.off, adminBytes: admins.bytes, admin1Off: adminNames.off, admin1Bytes: adminNames.bytes,
   };
 }

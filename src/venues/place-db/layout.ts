@@ -6,20 +6,20 @@
  * parsed into a worker's heap.
  */
 export const MAGIC = 0x44505744; // "DWPD"
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 const TRAILER_BYTES = 16;
 
 /** Section order in the table; the names say the element type. */
 export const SECTIONS = [
-  'placeLon', 'placeLat', 'placePop', 'placeCc', 'nameOff', 'nameBytes', 'adminOff', 'adminBytes', 'placeAdmin1',
+  'placeLon', 'placeLat', 'placePop', 'placeCc', 'nameOff', 'nameBytes', 'placeAdmin', 'adminOff', 'adminBytes', 'placeAdmin1',
   'admin1Off', 'admin1Bytes',
   'nodeBox', 'nodeInfo', 'nodeChildren', 'itemBox', 'itemRings', 'itemAnswer', 'ringPoints', 'points',
 ] as const;
 export type Section = (typeof SECTIONS)[number];
 
 const TYPES = {
-  placeLon: Float32Array, placeLat: Float32Array, placePop: Float64Array, placeCc: Uint16Array,
-  nameOff: Uint32Array, nameBytes: Uint8Array, adminOff: Uint32Array, adminBytes: Uint8Array, placeAdmin1: Int32Array,
+  placeLon: Float32Array, placeLat: Float32Array, placePop: Uint32Array, placeCc: Uint16Array,
+  nameOff: Uint32Array, nameBytes: Uint8Array, placeAdmin: Uint16Array, adminOff: Uint32Array, adminBytes: Uint8Array, placeAdmin1: Int16Array,
   admin1Off: Uint32Array, admin1Bytes: Uint8Array,
   nodeBox: Float64Array, nodeInfo: Int32Array, nodeChildren: Int32Array, itemBox: Float64Array, itemRings: Int32Array,
   itemAnswer: Uint16Array, ringPoints: Int32Array, points: Float64Array,
