@@ -38,7 +38,7 @@ export function readBody(ex: Exchange, limit = MAX_SENT_BYTES): Promise<RawBody>
         reject(new DwellError('body_too_large', `the body is at most ${limit} bytes as sent`));
         return;
       }
-      // uWS neuters the chunk when this callback returns: copy it.
+      // The chunk is the server's only for this call (uWS neuters it after): copy it.
       const copy = Buffer.from(chunk.slice(0));
       hash.update(copy);
       chunks.push(copy);

@@ -10,11 +10,11 @@
  * within the bound leaves the connection open for the next request, unless the answer said
  * `Connection: close`.
  */
-import type { HttpResponse } from 'uWebSockets.js';
+import type { Wire } from './wire.js';
 
 /** The part of an Exchange (reply.ts) this reads: declared here so reply.ts can use discardRest without a cycle. */
 export interface BodyInProgress {
-  readonly res: HttpResponse;
+  readonly res: Wire;
   readonly aborted: boolean;
   readonly bodyBytes: number;
   readonly bodyEnded: boolean;

@@ -1,17 +1,17 @@
 /**
- * Writing answers to uWebSockets.js responses. Every answer goes through `send`, which corks,
+ * Writing answers to the HTTP server's responses (wire.ts). Every answer goes through `send`, which corks,
  * respects an aborted connection, and records the route's status and latency. An answer given
  * while the body is still arriving (a refusal before reading it) is written at once and the rest
  * of the body read and discarded (discard.ts), so the client sees the answer, not a reset.
  * Each exchange has a request id (the caller's X-Request-Id when it is a sane token, else a new
  * UUID), answered as X-Request-Id and carried by every log line written while it is handled.
  */
-import type { HttpResponse, HttpRequest } from 'uWebSockets.js';
 import { asDwellError, DwellError } from '../errors.js';
 import { randomUUID } from 'node:crypto';
 import { log, withRequestId } from '../log.js';
 import type { Metrics } from './metrics.js';
 import { discardRest } from './discard.js';
+import type { RequestHead, Wire } from './wire.js';
 
 const STATUS_TEXT: Record<number, string> = {
   200: '200 OK', 201: '201 Created', 202: '202 Accepted', 400: '400 Bad Request', 401: '401 Unauthorized',
@@ -26,7 +26,7 @@ export interface Reply { status: number; body: unknown; contentType?: string; he
 /** Letters, digits and `._:=/+-`, up to 128: UUIDs, ULIDs and tracing ids pass; nothing that could split a header or a log line. */
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:=/+-]{1,128}$/;
 
-/** One request's state, copied out of the stack-allocated HttpRequest. */
+/** One request's state. */
 export class Exchange {
   aborted = false;
   done = false;
@@ -38,23 +38,21 @@ export class Exchange {
   /** Body bytes received so far, and whether the last chunk has arrived. */
   bodyBytes = 0;
   bodyEnded = false;
-  private readonly headers = new Map<string, string>();
   private bodyReader: ((chunk: ArrayBuffer, isLast: boolean) => void) | null = null;
 
-  constructor(readonly res: HttpResponse, req: HttpRequest, readonly route: string, private readonly metrics: Metrics,
+  constructor(readonly res: Wire, private readonly head: RequestHead, readonly route: string, private readonly metrics: Metrics,
     private readonly onFinish?: () => void) {
-    this.method = req.getCaseSensitiveMethod().toUpperCase();
-    this.url = req.getUrl();
-    this.query = req.getQuery() ?? '';
-    req.forEach((k, v) => this.headers.set(k, v));
+    this.method = head.method;
+    this.url = head.url;
+    this.query = head.query;
     const given = this.header('x-request-id');
     this.requestId = SANE_REQUEST_ID.test(given) ? given : randomUUID();
-    // uWS calls these from native code, outside the request's async context: re-entered here.
+    // The server calls these from outside the request's async context: re-entered here.
     res.onAborted(() => this.run(() => {
       this.aborted = true;
       this.finish(499);
     }));
-    // Always listened to (uWS ends every request, bodiless ones too, with a last chunk), so the
+    // Always listened to (every request ends, bodiless ones too, with a last chunk), so the
     // exchange knows whether a body is still arriving whoever reads it, and when.
     res.onData((chunk, isLast) => {
       this.bodyBytes += chunk.byteLength;
@@ -80,7 +78,7 @@ export class Exchange {
   }
 
   header(name: string): string {
-    return this.headers.get(name) ?? '';
+    return this.head.header(name);
   }
 
   /** Path and query exactly as sent: what the signature covers. */
@@ -98,9 +96,9 @@ export class Exchange {
       this.res.writeHeader('Content-Type', r.contentType ?? 'application/json');
       this.res.writeHeader('X-Request-Id', this.requestId);
       for (const [k, v] of Object.entries(r.headers ?? {})) this.res.writeHeader(k, v);
-      if (!early) return void this.res.end(body, closeConnection); // uWS says Connection: close itself
+      if (!early) return void this.res.end(body, closeConnection); // the server says Connection: close itself
       // Early: the head and body go now, as one chunk; the response ends once the request's body
-      // has been read (discard.ts), when it is too late for uWS to announce the close.
+      // has been read (discard.ts), when it is too late for the server to announce the close.
       if (closeConnection) this.res.writeHeader('Connection', 'close');
       this.res.write(body);
     });

@@ -1,8 +1,7 @@
 /**
- * The uWebSockets.js shell: routes to handlers, health, readiness and metrics, and a SIGTERM
+ * The HTTP shell: routes to handlers, health, readiness and metrics, and a SIGTERM
  * drain. No business logic lives here.
  */
-import uWS from 'uWebSockets.js';
 import type { Config } from '../config.js';
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
@@ -14,6 +13,7 @@ import { openVenueSource } from '../venues/venue-source.js';
 import { ReplayCache } from './replay-cache.js';
 import { Metrics } from '../http/metrics.js';
 import { listenMetrics } from '../http/metrics-listener.js';
+import { listenHttp } from '../http/listen.js';
 import { DetectPool } from './pool.js';
 import { Exchange, type Reply } from '../http/reply.js';
 import { Router } from './router.js';
@@ -122,16 +122,16 @@ export async function startServer(config: Config): Promise<Server> {
     .add('GET', '/openapi.json', (ex) => json(ex, { status: 200, body: docs().json }))
     .add('GET', '/docs', (ex) => json(ex, { status: 200, body: docs().html, contentType: 'text/html; charset=utf-8' }));
 
-  const app = uWS.App().any('/*', (res, req) => {
+  const listener = await listenHttp(config.host, config.port, (res, head) => {
     let route = 'unmatched';
     let match: ReturnType<typeof router.match> | undefined;
     try {
-      match = router.match(req.getCaseSensitiveMethod().toUpperCase(), req.getUrl());
+      match = router.match(head.method, head.url);
       route = match.route;
     } catch { /* answered below, once the exchange exists */ }
     inflight++;
     privacy.enter();
-    const ex = new Exchange(res, req, route, metrics, () => {
+    const ex = new Exchange(res, head, route, metrics, () => {
       privacy.leave();
       if (--inflight === 0 && idle) idle();
     });
@@ -155,10 +155,7 @@ export async function startServer(config: Config): Promise<Server> {
     }
   };
 
-  const listenSocket = await new Promise<uWS.us_listen_socket>((resolve, reject) => {
-    app.listen(config.host, config.port, (s) => (s ? resolve(s) : reject(new Error(`cannot listen on ${config.host}:${config.port}`))));
-  });
-  const port = uWS.us_socket_local_port(listenSocket as unknown as uWS.us_socket);
+  const port = listener.port;
   const internal = config.metricsPort === null ? null : await listenMetrics(metrics, config.metricsHost, config.metricsPort);
   if (internal) log.notice('metrics listening', { port: internal.port, host: config.metricsHost });
   log.notice('listening', { port, host: config.host, workers: config.workers, data_dir: config.dataDir });
@@ -168,7 +165,7 @@ export async function startServer(config: Config): Promise<Server> {
     async close() {
       if (draining) return;
       draining = true;
-      uWS.us_listen_socket_close(listenSocket);
+      listener.stop();
       log.info('draining', { inflight });
       if (inflight > 0) {
         await new Promise<void>((resolve) => {
