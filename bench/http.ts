@@ -11,9 +11,12 @@
  *
  *   node dist/bench/http.js [--duration S] [--warmup S] [--concurrency N] [--repeats N]
  *                           [--quick] [--server both|dwell|floor] [--bodies N] [--seed N]
- *                           [--open-fraction F] [--cpu-prof DIR] [--json FILE]
+ *                           [--open-fraction F] [--cpu-prof DIR] [--json FILE] [--also-node PATH]
  *
  * Targets (issue 2): Dwell ≥ 0.5 × the floor's req/s; p99 ≤ 50 ms at 70% of Dwell's peak.
+ * `--also-node PATH` runs Dwell a second time under that node binary (`npm run bench:http:node24`:
+ * Node 24, where Dwell serves on node:http) beside the first and the floor, all three up at once
+ * and their peak phases taking turns, and writes the section `http-node-versions`, not `http`.
  * Exit code 0 when the run completed (whatever the verdict), 1 when it could not run.
  */
 import { randomBytes } from 'node:crypto';
@@ -59,6 +62,7 @@ const { values: argv } = parseArgs({
     json: { type: 'string' },
     help: { type: 'boolean', default: false },
     'no-doc': { type: 'boolean', default: false },
+    'also-node': { type: 'string', multiple: true },
   },
   strict: true,
 });
@@ -81,6 +85,7 @@ const opts = {
   servers: argv.server === 'both' ? ['dwell', 'floor'] : [argv.server ?? ''],
   cpuProf: argv['cpu-prof'] ? path.resolve(argv['cpu-prof']) : undefined,
   json: argv.json ? path.resolve(argv.json) : undefined,
+  alsoNode: (argv['also-node'] ?? []).map((p) => path.resolve(p)),
 };
 if (!opts.servers.every((s) => s === 'dwell' || s === 'floor')) {
   process.stderr.write(`--server: both, dwell or floor, got ${JSON.stringify(argv.server)}\n`);
@@ -101,6 +106,7 @@ function fileHelp(): string {
   --cpu-prof DIR      run the Dwell child with --cpu-prof, profiles written to DIR
   --json FILE         also write the results as JSON
   --no-doc            do not write the results into docs/performance.md
+  --also-node PATH    also run Dwell under this node binary (repeatable); written as http-node-versions
 `;
 }
 
@@ -120,6 +126,8 @@ log(`prepared ${bodies.size} distinct request bodies in ${Date.now() - t0} ms: 3
 interface Phase { name: string; result: LoadResult; cpu: CpuReport; threads: ThreadSplit }
 interface ServerRun {
   server: 'dwell' | 'floor';
+  /** Dwell's Node and HTTP server, as its log says (src/http/listen.ts). */
+  runtime?: string;
   peaks: Phase[];
   open?: Phase;
   errors: ErrorSamples;
@@ -159,46 +167,66 @@ function threadSplit(p: Phase): string {
   return `main ${m.main.toFixed(3)}` + (p.threads.busiest.length ? `, workers ${m.workers.toFixed(3)}` : '') + `, other threads ${m.rest.toFixed(3)}`;
 }
 
-async function drive(svc: Service, target: Target, withOpenLoop: boolean, errors: ErrorSamples): Promise<Pick<ServerRun, 'peaks' | 'open'>> {
-  const pool = newPool(svc.url, opts.concurrency);
+/** A server started, its app created and its smoke request answered: ready to be driven. */
+interface Started { server: 'dwell' | 'floor'; svc: Service; target: Target; runtime?: string; smoke: string; errors: ErrorSamples; stop(): Promise<void> }
+
+/**
+ * Warm-up, peaks and (for Dwell) the open loop. With several servers up at once (--also-node),
+ * their peak phases take turns, so a change in the machine's other load falls on all of them
+ * alike and their ratios hold; only one is ever under load.
+ */
+async function drive(servers: Started[]): Promise<ServerRun[]> {
+  const pools = servers.map((s) => newPool(s.svc.url, opts.concurrency));
   try {
-    const send = makeSender(pool, target, bodies, errors);
+    const sends = servers.map((s, i) => makeSender(pools[i], s.target, bodies, s.errors));
+    const closed = (i: number, ms: number) => () => closedLoop({ concurrency: opts.concurrency, durationMs: ms, send: sends[i] });
     if (opts.warmupS > 0) {
-      log(`[${svc.name}] warm-up ${opts.warmupS} s at concurrency ${opts.concurrency}…`);
-      await measure('warm-up', svc, () => closedLoop({ concurrency: opts.concurrency, durationMs: opts.warmupS * 1000, send }));
+      for (const [i, { svc }] of servers.entries()) {
+        log(`[${svc.name}] warm-up ${opts.warmupS} s at concurrency ${opts.concurrency}…`);
+        await measure('warm-up', svc, closed(i, opts.warmupS * 1000));
+      }
     }
-    const peaks: Phase[] = [];
-    for (let i = 1; i <= opts.repeats; i++) {
-      log(`[${svc.name}] peak ${i}/${opts.repeats}: closed loop, ${opts.concurrency} callers, ${opts.durationS} s…`);
-      peaks.push(await measure(`peak ${i}/${opts.repeats}`, svc, () => closedLoop({ concurrency: opts.concurrency, durationMs: opts.durationS * 1000, send })));
+    const peaks: Phase[][] = servers.map(() => []);
+    for (let r = 1; r <= opts.repeats; r++) {
+      for (const [i, { svc }] of servers.entries()) {
+        log(`[${svc.name}] peak ${r}/${opts.repeats}: closed loop, ${opts.concurrency} callers, ${opts.durationS} s…`);
+        peaks[i].push(await measure(`peak ${r}/${opts.repeats}`, svc, closed(i, opts.durationS * 1000)));
+      }
     }
-    if (!withOpenLoop) return { peaks };
-    const rate = opts.openFraction * median(peaks.map((p) => p.result.rps));
-    if (!(rate >= 1)) {
-      log(`[${svc.name}] no open-loop phase: peak rate too low (${rate})`);
-      return { peaks };
+    const runs: ServerRun[] = [];
+    for (const [i, s] of servers.entries()) {
+      await pools[i].close();
+      const open = s.server === 'dwell' ? await openPhase(s, peaks[i]) : undefined;
+      runs.push({ server: s.server, runtime: s.runtime, peaks: peaks[i], open, errors: s.errors, smoke: s.smoke });
     }
-    await pool.close();
-    const openPool = newPool(svc.url, Math.max(64, opts.concurrency * 2));
-    try {
-      const openSend = makeSender(openPool, target, bodies, errors);
-      log(`[${svc.name}] open loop at ${Math.round(opts.openFraction * 100)}% of peak: ${fmtInt(rate)} req/s for ${opts.durationS} s…`);
-      // A short settle at the rate first, so the phase starts from a steady state, not from the peak's backlog.
-      await openLoop({ rate, durationMs: Math.min(2000, opts.durationS * 500), send: openSend });
-      const open = await measure(`open loop ${Math.round(opts.openFraction * 100)}%`, svc, () => openLoop({ rate, durationMs: opts.durationS * 1000, send: openSend }));
-      return { peaks, open };
-    } finally {
-      await openPool.destroy().catch(() => {});
-    }
+    return runs;
   } finally {
-    await pool.destroy().catch(() => {});
+    await Promise.all(pools.map((p) => p.destroy().catch(() => {})));
+  }
+}
+
+async function openPhase({ svc, target, errors }: Started, peaks: Phase[]): Promise<Phase | undefined> {
+  const rate = opts.openFraction * median(peaks.map((p) => p.result.rps));
+  if (!(rate >= 1)) {
+    log(`[${svc.name}] no open-loop phase: peak rate too low (${rate})`);
+    return undefined;
+  }
+  const openPool = newPool(svc.url, Math.max(64, opts.concurrency * 2));
+  try {
+    const openSend = makeSender(openPool, target, bodies, errors);
+    log(`[${svc.name}] open loop at ${Math.round(opts.openFraction * 100)}% of peak: ${fmtInt(rate)} req/s for ${opts.durationS} s…`);
+    // A short settle at the rate first, so the phase starts from a steady state, not from the peak's backlog.
+    await openLoop({ rate, durationMs: Math.min(2000, opts.durationS * 500), send: openSend });
+    return await measure(`open loop ${Math.round(opts.openFraction * 100)}%`, svc, () => openLoop({ rate, durationMs: opts.durationS * 1000, send: openSend }));
+  } finally {
+    await openPool.destroy().catch(() => {});
   }
 }
 
 // ---------------------------------------------------------------------------------------------
 // Servers
 
-async function benchDwell(): Promise<ServerRun> {
+async function startDwell(node = process.execPath): Promise<Started> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'dwell-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
   const unregister = atExit(removeDataDir);
@@ -222,27 +250,39 @@ async function benchDwell(): Promise<ServerRun> {
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', opts.cpuProf);
   }
   log(`[dwell] starting ${path.relative(ROOT, DWELL_CLI)} serve on 127.0.0.1:${port} (workers: ${env.DWELL_WORKERS ?? 'default'})…`);
-  const svc = await spawnService({ name: 'dwell', command: process.execPath, args: [...nodeArgs, DWELL_CLI, 'serve'], env, port, startTimeoutMs: 30_000 });
-  const errors: ErrorSamples = new Map();
-  try {
-    const t = Date.now();
-    await waitFor200(svc.url + '/readyz', 90_000, svc.proc);
-    log(`[dwell] ready in ${Date.now() - t} ms (pid ${svc.proc.pid})`);
-    const target = await createSyncApp(svc.url, adminToken);
-    const smoke = await smokeTest(svc, target);
-    const run = await drive(svc, target, true, errors);
-    return { server: 'dwell', ...run, errors, smoke };
-  } catch (err) {
-    log(`[dwell] last log lines:\n${svc.logs.slice(-20).join('\n')}`);
-    throw err;
-  } finally {
+  const svc = await spawnService({ name: 'dwell', command: node, args: [...nodeArgs, DWELL_CLI, 'serve'], env, port, startTimeoutMs: 30_000 });
+  const stop = async () => {
     const code = await svc.stop();
     const warnings = svc.logs.filter((l) => /"level":"(warn|error)"/.test(l));
     if (warnings.length) log(`[dwell] ${warnings.length} warn/error log lines, last: ${warnings.at(-1)}`);
     log(`[dwell] stopped (exit ${code})`);
     removeDataDir();
     unregister();
+  };
+  try {
+    const t = Date.now();
+    await waitFor200(svc.url + '/readyz', 90_000, svc.proc);
+    const runtime = runtimeOf(svc.logs);
+    log(`[dwell] ready in ${Date.now() - t} ms (pid ${svc.proc.pid}), ${runtime}`);
+    const target = await createSyncApp(svc.url, adminToken);
+    const smoke = await smokeTest(svc, target);
+    return { server: 'dwell', svc, target, runtime, smoke, errors: new Map(), stop };
+  } catch (err) {
+    log(`[dwell] last log lines:\n${svc.logs.slice(-20).join('\n')}`);
+    await stop();
+    throw err;
   }
+}
+
+/** "Node 24.21.0, node:http", from Dwell's start-up log line. */
+function runtimeOf(logs: string[]): string {
+  for (const line of logs) {
+    try {
+      const e = JSON.parse(line);
+      if (e.msg === 'http server') return `Node ${e.node}, ${e.implementation}`;
+    } catch { /* not JSON */ }
+  }
+  return 'runtime not logged';
 }
 
 /** One signed request before the load, its answer checked and shown. */
@@ -268,7 +308,7 @@ async function smokeTest(svc: Service, target: Target): Promise<string> {
   }
 }
 
-async function benchFloor(): Promise<ServerRun> {
+async function startFloor(): Promise<Started> {
   const target = { appKey: 'floor-' + randomBytes(6).toString('hex'), secret: randomBytes(24).toString('hex') };
   log(`[floor] starting ${path.relative(ROOT, FLOOR)}…`);
   const svc = await spawnService({
@@ -276,15 +316,36 @@ async function benchFloor(): Promise<ServerRun> {
     env: { ...process.env, PORT: '0', FLOOR_HOST: '127.0.0.1', FLOOR_APP_KEY: target.appKey, FLOOR_APP_SECRET: target.secret },
     startTimeoutMs: 15_000,
   });
-  const errors: ErrorSamples = new Map();
-  try {
-    log(`[floor] listening on ${svc.url} (pid ${svc.proc.pid})`);
-    const smoke = await smokeTest(svc, target);
-    const run = await drive(svc, target, false, errors);
-    return { server: 'floor', ...run, errors, smoke };
-  } finally {
+  const stop = async () => {
     const code = await svc.stop();
     log(`[floor] stopped (exit ${code})`);
+  };
+  try {
+    log(`[floor] listening on ${svc.url} (pid ${svc.proc.pid})`);
+    return { server: 'floor', svc, target, smoke: await smokeTest(svc, target), errors: new Map(), stop };
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+}
+
+/** Each server alone, one after the other; with --also-node, all of them up at once, driven in turns. */
+async function benchAll(): Promise<ServerRun[]> {
+  const starts = opts.servers.flatMap((s) => s === 'floor' ? [() => startFloor()] : [process.execPath, ...opts.alsoNode].map((n) => () => startDwell(n)));
+  const runs: ServerRun[] = [];
+  if (!opts.alsoNode.length) {
+    for (const start of starts) {
+      const s = await start();
+      try { runs.push(...await drive([s])); } finally { await s.stop(); }
+    }
+    return runs;
+  }
+  const started: Started[] = [];
+  try {
+    for (const start of starts) started.push(await start());
+    return await drive(started);
+  } finally {
+    for (const s of started) await s.stop();
   }
 }
 
@@ -320,21 +381,25 @@ const cpuMsPerReq = (cores: number, rps: number) => (Number.isFinite(cores) && r
 const range = (s: Spread, f: (n: number) => string) => (s.min === s.max ? f(s.median) : `${f(s.median)} (${f(s.min)}–${f(s.max)})`);
 
 function report(runs: ServerRun[]): string {
-  const dwell = runs.find((r) => r.server === 'dwell');
+  const dwells = runs.filter((r) => r.server === 'dwell');
+  // With Dwell under more than one Node, each of its rows names the runtime.
+  const name = (run: ServerRun) => run.server === 'floor' ? 'Floor' : dwells.length > 1 ? `Dwell (${run.runtime})` : 'Dwell';
   const rows: string[][] = [];
-  const figs: Partial<Record<'dwell' | 'floor', PeakFigures>> = {};
+  const figs = new Map<ServerRun, PeakFigures>();
   for (const run of runs) {
-    const f = (figs[run.server] = peakFigures(run));
+    const f = peakFigures(run);
+    figs.set(run, f);
     rows.push([
-      run.server === 'dwell' ? 'Dwell, peak (closed loop)' : 'Floor, peak (closed loop)',
+      `${name(run)}, peak (closed loop)`,
       range(f.rps, fmtInt), fmtMs(f.p50), range(f.p99, fmtMs), String(f.errors),
       f.serverCpu.toFixed(2), cpuMsPerReq(f.serverCpu, f.rps.median), f.split, f.clientCpu.toFixed(2), f.others.toFixed(2),
     ]);
   }
-  if (dwell?.open) {
-    const o = dwell.open;
+  for (const run of dwells) {
+    const o = run.open;
+    if (!o) continue;
     rows.push([
-      `Dwell, ${Math.round(opts.openFraction * 100)}% of peak (open loop, ${fmtInt(o.result.targetRps ?? NaN)} req/s asked)`,
+      `${name(run)}, ${Math.round(opts.openFraction * 100)}% of peak (open loop, ${fmtInt(o.result.targetRps ?? NaN)} req/s asked)`,
       fmtInt(o.result.rps), fmtMs(o.result.latency.p50), fmtMs(o.result.latency.p99), String(o.result.errors),
       Object.values(o.cpu.processes)[0].toFixed(2), cpuMsPerReq(Object.values(o.cpu.processes)[0], o.result.rps), medianSplit([o]), o.cpu.self.toFixed(2), o.cpu.others.toFixed(2),
     ]);
@@ -347,31 +412,46 @@ function report(runs: ServerRun[]): string {
   out.push('');
 
   const verdicts: string[][] = [];
-  if (figs.dwell && figs.floor) {
-    const ratio = figs.dwell.rps.median / figs.floor.rps.median;
-    const clean = figs.dwell.errors === 0 && figs.floor.errors === 0;
-    verdicts.push([
-      `Dwell req/s ≥ ${TARGET_RATIO} × floor req/s`,
-      `${fmtInt(figs.dwell.rps.median)} / ${fmtInt(figs.floor.rps.median)} = ${ratio.toFixed(2)}`,
-      !clean ? 'FAIL (errors during the peak phases)' : ratio >= TARGET_RATIO ? 'PASS' : 'FAIL',
-    ]);
-  }
-  if (dwell?.open) {
-    const r = dwell.open.result;
-    const kept = r.rps >= 0.95 * (r.targetRps ?? 0);
-    verdicts.push([
-      `Dwell p99 ≤ ${TARGET_P99_MS} ms at ${Math.round(opts.openFraction * 100)}% of its peak`,
-      `p99 ${fmtMs(r.latency.p99)} ms at ${fmtInt(r.rps)} req/s`,
-      r.errors ? 'FAIL (errors)' : !kept ? 'FAIL (rate not sustained)' : r.latency.p99 <= TARGET_P99_MS ? 'PASS' : 'FAIL',
-    ]);
+  const floor = runs.find((r) => r.server === 'floor');
+  for (const run of dwells) {
+    const d = figs.get(run)!;
+    const f = floor && figs.get(floor);
+    if (f) {
+      const ratio = d.rps.median / f.rps.median;
+      const clean = d.errors === 0 && f.errors === 0;
+      verdicts.push([
+        `${name(run)} req/s ≥ ${TARGET_RATIO} × floor req/s`,
+        `${fmtInt(d.rps.median)} / ${fmtInt(f.rps.median)} = ${ratio.toFixed(2)}`,
+        !clean ? 'FAIL (errors during the peak phases)' : ratio >= TARGET_RATIO ? 'PASS' : 'FAIL',
+      ]);
+    }
+    if (run.open) {
+      const r = run.open.result;
+      const kept = r.rps >= 0.95 * (r.targetRps ?? 0);
+      verdicts.push([
+        `${name(run)} p99 ≤ ${TARGET_P99_MS} ms at ${Math.round(opts.openFraction * 100)}% of its peak`,
+        `p99 ${fmtMs(r.latency.p99)} ms at ${fmtInt(r.rps)} req/s`,
+        r.errors ? 'FAIL (errors)' : !kept ? 'FAIL (rate not sustained)' : r.latency.p99 <= TARGET_P99_MS ? 'PASS' : 'FAIL',
+      ]);
+    }
   }
   if (verdicts.length) {
     out.push(markdownTable(['target', 'measured', 'result'], verdicts));
     out.push('');
   }
+  if (dwells.length > 1) {
+    const [first, ...others] = dwells;
+    const a = figs.get(first)!;
+    out.push(markdownTable(['against ' + name(first), 'req/s', 'server CPU ms/req'], others.map((run) => {
+      const b = figs.get(run)!;
+      const cpuMs = (x: PeakFigures) => (x.serverCpu * 1000) / x.rps.median;
+      return [name(run), `${(b.rps.median / a.rps.median).toFixed(2)} ×`, `${(cpuMs(b) / cpuMs(a)).toFixed(2)} ×`];
+    })));
+    out.push('');
+  }
 
   const cpu = cpus()[0]?.model ?? 'unknown CPU';
-  out.push(`Setup: ${availableParallelism()} cores (${cpu}), Node ${process.version}; load generator in one process on the same machine ` +
+  out.push(`Setup: ${availableParallelism()} cores (${cpu}), Node ${process.version} for the load generator${floor ? ' and the floor' : ''}; load generator in one process on the same machine ` +
     `(undici Pool, ${opts.concurrency} keep-alive connections, closed loop); ${opts.repeats} × ${opts.durationS} s peak phases after ${opts.warmupS} s warm-up; ` +
     `open loop ${opts.durationS} s, latency from the scheduled send time. Bodies: ${bodies.size} distinct gzip structured requests ` +
     `(${(bodies.meanGzipBytes / 1024).toFixed(1)} KiB gzip, ${(bodies.meanJsonBytes / 1024).toFixed(1)} KiB JSON, 3 events × 10 fixes, Wi-Fi scans of 5–10), ` +
@@ -380,8 +460,8 @@ function report(runs: ServerRun[]): string {
     `split by thread (/proc/<pid>/task): main = the event-loop thread, workers = the ${dwellWorkers} busiest other threads (the detection workers), ` +
     `other threads = the rest (GC helpers, libuv pool, delivery).`);
   for (const run of runs) {
-    if (run.smoke) out.push(`${run.server} smoke request: ${run.smoke}`);
-    for (const [k, e] of run.errors) out.push(`${run.server} errors ${k}: ${e.count} (first: ${e.example})`);
+    if (run.smoke) out.push(`${name(run)} smoke request: ${run.smoke}`);
+    for (const [k, e] of run.errors) out.push(`${name(run)} errors ${k}: ${e.count} (first: ${e.example})`);
   }
   return out.join('\n');
 }
@@ -391,12 +471,11 @@ function report(runs: ServerRun[]): string {
 async function main(): Promise<void> {
   log(`bench:http — ${opts.servers.join(' then ')}; concurrency ${opts.concurrency}, warm-up ${opts.warmupS} s, ` +
     `${opts.repeats} × ${opts.durationS} s peak${opts.servers.includes('dwell') ? `, open loop at ${Math.round(opts.openFraction * 100)}%` : ''}`);
-  const runs: ServerRun[] = [];
-  for (const s of opts.servers) runs.push(s === 'dwell' ? await benchDwell() : await benchFloor());
+  const runs = await benchAll();
   if (bodies.grown) log(`(${bodies.grown} bodies were made during the run because the rate outran the prepared ${opts.bodies}; pool now ${bodies.size})`);
   const table = report(runs);
   process.stdout.write('\n' + table + '\n');
-  writePerformanceSection('http', table);
+  writePerformanceSection(opts.alsoNode.length ? 'http-node-versions' : 'http', table);
   if (opts.json) {
     const plain = runs.map((r) => ({ ...r, errors: Object.fromEntries(r.errors) }));
     writeFileSync(opts.json, JSON.stringify({ options: opts, runs: plain }, null, 2));
