@@ -1,6 +1,6 @@
 /**
- * Writing answers to the HTTP server's responses (wire.ts). Every answer goes through `send`, which corks,
- * respects an aborted connection, and records the route's status and latency. An answer given
+ * Writing answers to the HTTP server's responses (wire.ts). Every answer goes through `send`,
+ * which corks, respects an aborted connection, and records the route's status and latency. An answer given
  * while the body is still arriving (a refusal before reading it) is written at once and the rest
  * of the body read and discarded (discard.ts), so the client sees the answer, not a reset.
  * Each exchange has a request id (the caller's X-Request-Id when it is a sane token, else a new
