@@ -52,6 +52,21 @@ const COMMANDS: Record<string, Command> = {
   'apps deliveries': { args: KEY, flags: { status: { value: 'pending|dead', doc: 'deliveries: which triggers (default pending)' }, ...ADMIN } },
   'apps replay': { args: KEY, flags: ADMIN },
   'apps delete': { args: KEY, flags: ADMIN },
+  backup: {
+    args: [],
+    flags: {
+      out: { value: 'DIR', doc: 'backup: the directory to write (new or empty)', required: true },
+      'data-dir': { value: 'DIR', doc: 'the data directory (default $DWELL_DATA_DIR, else ./var)' },
+      state: { value: 'STATE', doc: 'backup: where the state lives (default $DWELL_STATE); in a cluster, says what to back up instead' },
+    },
+  },
+  restore: {
+    args: ['<backup dir>'],
+    flags: {
+      'data-dir': { value: 'DIR', doc: 'the data directory (default $DWELL_DATA_DIR, else ./var)' },
+      force: { doc: 'restore: replace the stores of a data directory that is not empty' },
+    },
+  },
 };
 
 const HELP: Flag = { doc: 'this text' };

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `dwell` command: serve | import | apps. Settings come from the environment or the same
+ * The `dwell` command: serve | import | apps | backup | restore. Settings come from the environment or the same
  * names as flags (see `dwell help`).
  */
 import { loadConfig } from './config.js';
@@ -19,6 +19,8 @@ async function main(argv: string[]): Promise<number> {
       // One server per data directory (the outbox's leases are in its memory): see data-dir-lock.ts.
       const lock = lockDataDir(config.dataDir);
       process.on('exit', () => lock.release());
+      // Stamped, refused if newer, migrated if older, before any store opens it (ops/migrations.ts).
+      await (await import('./ops/migrations.js')).openDataDir(config.dataDir);
       // Handlers before the server starts: a signal that arrives while it starts (or just after
       // `listening`, before this function went on) is answered by a clean drain once it is up,
       // never by Node's default of dying with no exit code.
@@ -50,12 +52,31 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(JSON.stringify(published ? { ...report, published } : report, null, 2) + '\n');
       return 0;
     }
+    case 'backup': {
+      const config = loadConfig(settingValues(values, ['data-dir', 'state']));
+      if (config.state.kind !== 'lmdb') throw new (await import('./ops/cluster.js')).ClusterBackup(config.state.servers);
+      const manifest = await (await import('./ops/backup.js')).backupDataDir(config.dataDir, values.out as string);
+      process.stdout.write(JSON.stringify({ out: values.out, ...manifest }, null, 2) + '\n');
+      return 0;
+    }
+    case 'restore': {
+      const config = loadConfig(settingValues(values, ['data-dir']));
+      const manifest = await (await import('./ops/restore.js')).restoreDataDir(positionals[0], config.dataDir, { force: values.force === true });
+      const { files: _files, ...summary } = manifest;
+      process.stdout.write(JSON.stringify({ restored: config.dataDir, from: positionals[0], ...summary }, null, 2) + '\n');
+      return 0;
+    }
     case 'help':
       process.stdout.write(usage());
       return 0;
     default: // apps create, apps show, …
       return runApps(command.slice('apps '.length), positionals[0], values);
   }
+}
+
+/** The settings among a command's flags, as loadConfig takes them. */
+function settingValues(values: Record<string, string | true>, names: string[]): Record<string, string> {
+  return Object.fromEntries(names.filter((n) => typeof values[n] === 'string').map((n) => ['--' + n, values[n] as string]));
 }
 
 main(process.argv.slice(2)).then((code) => {

@@ -32,6 +32,7 @@ import { servedDocs } from '../docs/openapi-served.js';
 import { openRecent } from '../recent/lmdb.js';
 import { explorerRoutes } from '../ui/routes.js';
 import { openCluster } from './cluster.js';
+import { backupMetrics } from '../ops/last-backup.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -77,6 +78,7 @@ export async function startServer(config: Config): Promise<Server> {
   metrics.gauge('dwell_inflight_requests', 'requests being handled', () => inflight);
   metrics.gauge('dwell_replay_cache_entries', 'signatures remembered against replays', () => replays.size);
   metrics.gauge('dwell_venues', 'venues in the served store', () => store?.count ?? 0);
+  if (config.state.kind === 'lmdb') backupMetrics(metrics, config.dataDir); // `dwell backup` of this directory
 
   const signed = { apps, replays, limiter: new RateLimiter(config.rateLimit) };
   // The explorer's recent detections (recent/): kept by the detect route, erased by privacy/, shown by ui/.
