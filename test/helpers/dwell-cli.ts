@@ -5,13 +5,18 @@ import { CLI } from './server.js';
 export interface CliResult { code: number | null; stdout: string; stderr: string }
 
 /** `env` is added to a process environment without any DWELL_* setting of the test runner's. */
-export function dwell(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+/** A command still running after `timeoutMs` (a server that should have refused to start) is killed: code null. */
+export function dwell(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DWELL_')));
   const proc = spawn(process.execPath, [CLI, ...args], { env: { ...base, DWELL_WORKERS: '1', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '', stderr = '';
   proc.stdout.on('data', (c: Buffer) => (stdout += c.toString()));
   proc.stderr.on('data', (c: Buffer) => (stderr += c.toString()));
-  return new Promise((resolve) => proc.once('close', (code) => resolve({ code, stdout, stderr })));
+  const guard = setTimeout(() => proc.kill('SIGKILL'), timeoutMs);
+  return new Promise((resolve) => proc.once('close', (code) => {
+    clearTimeout(guard);
+    resolve({ code, stdout, stderr });
+  }));
 }
 
 /** A receiver of postbacks: while closed it holds every request open unanswered (as a hung receiver does); open() answers them all 200. */
