@@ -10,6 +10,7 @@
  * so `<out>` is a whole backup or nothing.
  */
 import { existsSync, mkdirSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import path from 'node:path';
 import { open, type RootDatabase } from 'lmdb';
 import { log } from '../log.js';
@@ -31,6 +32,8 @@ export async function backupDataDir(dataDir: string, out: string): Promise<Manif
   })));
   if (unknown.length) throw new Error(`the data directory ${dataDir} holds stores this release does not know (${unknown.join(', ')}): nothing copied`);
 
+  // The copy yields the CPU to the node it runs beside: a backup may take longer, requests may not.
+  try { setPriority(19); } catch { /* not permitted: at the usual priority */ }
   const started = Date.now();
   const partial = `${out.replace(/[\\/]+$/, '')}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
