@@ -9,15 +9,21 @@
 import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Metrics } from '../http/metrics.js';
+import { log } from '../log.js';
 
 export const LAST_BACKUP_FILE = 'last-backup.json';
 
 export interface LastBackup { at: number; bytes: number }
 
+/** A directory the backup may only read (a backup user without write access) loses the metric, not the backup. */
 export function recordBackup(dataDir: string, last: LastBackup): void {
   const file = path.join(dataDir, LAST_BACKUP_FILE);
-  writeFileSync(file + '.tmp', JSON.stringify(last) + '\n');
-  renameSync(file + '.tmp', file);
+  try {
+    writeFileSync(file + '.tmp', JSON.stringify(last) + '\n');
+    renameSync(file + '.tmp', file);
+  } catch (err) {
+    log.warn('backup written, but not recorded for /metrics', { file, error: String((err as Error).message) });
+  }
 }
 
 export function readLastBackup(dataDir: string): LastBackup | undefined {

@@ -50,7 +50,8 @@ export async function restoreDataDir(backup: string, dataDir: string, opts: { fo
     }
     // --force: what the backup replaces goes, stores it does not hold included (else a store
     // the node had then but not at the backup would come back beside it).
-    for (const p of [...STORES.map((s) => s.path), FORMAT_FILE, LAST_BACKUP_FILE]) rmSync(path.join(dataDir, p), { recursive: true, force: true });
+    const replaced = [...STORES.flatMap((s) => (s.path.endsWith('.mdb') ? [s.path, `${s.path}-lock`] : [s.path])), FORMAT_FILE, LAST_BACKUP_FILE];
+    for (const p of replaced) rmSync(path.join(dataDir, p), { recursive: true, force: true });
     for (const e of readdirSync(staging)) renameSync(path.join(staging, e), path.join(dataDir, e));
     rmSync(staging, { recursive: true, force: true });
     writeStamp(dataDir, manifest.format_version, manifest.dwell_version);
