@@ -172,7 +172,10 @@ async function main(): Promise<void> {
         ['p99 during ÷ p99 without, per round (target ≤ 1.2)', ratio.median.toFixed(2), `${ratio.min.toFixed(2)}–${ratio.max.toFixed(2)}`],
       ], ['left', 'right', 'right']);
       const errors = out.reduce((a, o) => a + o.base.errors + o.during.errors, 0);
-      writePerformanceSection('backup', `A data directory of ${fmtInt(users)} users × ${visits} visits and ${fmtInt(triggers)}+ pending triggers (a tenth of the issue's 1M and 100k by default: the shared 2-core machine), served by a real node; \`/v1/detect\` of a sync app at ${fmtInt(rate)} req/s, open loop, ${seconds} s a phase, ${rounds} rounds alternating a phase without a backup and one with \`dwell backup\` run back to back in another process (${all.length} backups; ${errors} request errors).\n\n${table}`);
+      const baseP99 = spread(out.map((o) => o.base.latency.p99));
+      const noise = `Between rounds of this run the p99 without a backup alone varied ${(baseP99.max / baseP99.min).toFixed(1)}× (${fmtMs(baseP99.min)}–${fmtMs(baseP99.max)} ms): ` +
+        'a ratio is only as good as that, and a machine shared by other jobs makes it wide. On a machine of its own, run it with more rounds.';
+      writePerformanceSection('backup', `A data directory of ${fmtInt(users)} users × ${visits} visits and ${fmtInt(triggers)}+ pending triggers (a tenth of the issue's 1M and 100k by default: the shared 2-core machine), served by a real node; \`/v1/detect\` of a sync app at ${fmtInt(rate)} req/s, open loop, ${seconds} s a phase, ${rounds} rounds alternating a phase without a backup and one with \`dwell backup\` run back to back in another process (${all.length} backups; ${errors} request errors).\n\n${table}\n\n${noise}`);
     } finally {
       await pool.destroy().catch(() => {});
       await svc.stop();
