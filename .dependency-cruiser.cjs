@@ -3,7 +3,7 @@
  * state and core, never back, and never in a circle. `npm run lint:deps` checks it in CI.
  *
  *   shell     src/server/, src/pipeline/, src/ui/ (the explorer), src/ops/ (backup, restore, data format), workers/, src/cli*.ts, src/docs/, src/index.ts
- *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/, src/beacons/
+ *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/, src/beacons/, src/feedback/
  *   state     src/users/, src/learned/, src/state/
  *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/log-*.ts, src/signing.ts,
  *             src/config.ts, src/data-dir-lock.ts, src/cache-budget.ts, src/client/
@@ -14,13 +14,15 @@
  * the exception cannot close a loop. Every other sideways need is met by moving the shared piece
  * down (the task contract to schemas/, the private-address guard to net/). privacy/ is the one
  * feature that reaches into the others' stores: erasing a user or an app means removing what
- * every feature kept for them (contract §7); so no feature may import privacy/.
+ * every feature kept for them (contract §7); so no feature may import privacy/. feedback/ likewise
+ * reaches into detection: a visit's venue, once the user names it, teaches what detection learns
+ * (contract §10); no feature imports feedback/.
  *
  * client/ is what customers' servers install (`dwell/client`): it runs in their process, so it
  * imports only the signing and the schemas' types, never the service's state, logs or config.
  */
 const SHELL = '^(src/(server|pipeline|docs|ui|ops)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
-const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|recent|beacons)/';
+const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|recent|beacons|feedback)/';
 const STATE = '^src/(users|learned|state)/';
 const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|log-[a-z-]+|config|data-dir-lock|signing|cache-budget)\\.ts$)';
 
@@ -59,7 +61,7 @@ module.exports = {
       severity: 'error',
       comment: 'venues/ and apps/ are reference data every feature reads; other features stay apart.',
       from: { path: '^src/(detect|geofences|delivery|venues|apps|recent|beacons)/' },
-      to: { path: '^src/(detect|geofences|delivery|recent|beacons)/', pathNot: '^src/$1/' },
+      to: { path: '^src/(detect|geofences|delivery|recent|beacons|feedback)/', pathNot: '^src/$1/' },
     },
     {
       name: 'no-feature-imports-privacy',

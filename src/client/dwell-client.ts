@@ -8,8 +8,8 @@ import { RETRY_DEFAULTS, type RetryOptions } from './retry.js';
 import { Transport } from './transport.js';
 import type {
   BeaconCreate, BeaconImportResult, BeaconList, BeaconQuery, BeaconRecord, BeaconUpdate,
-  DetectAnswer, DetectRequest, EraseAnswer, ExportAnswer, GeofenceCreate, GeofenceList, GeofenceQuery, GeofenceRecord,
-  GeofenceUpdate, UserRef,
+  DetectAnswer, DetectRequest, EraseAnswer, ExportAnswer, FeedbackAnswer, GeofenceCreate, GeofenceList, GeofenceQuery, GeofenceRecord,
+  GeofenceUpdate, UserRef, VisitFeedback,
 } from './types.js';
 
 export interface DwellClientOptions {
@@ -69,6 +69,15 @@ export class DwellClient {
     /** Up to 100,000 at once, sent as a JSON array; a matching uuid/major/minor updates. Bad entries come back by line (1-based). */
     import: (beacons: BeaconCreate[]): Promise<BeaconImportResult> => this.t.request('POST', `${this.app}/beacons/import`, beacons),
   };
+
+  /**
+   * Where the user really was at a visit Dwell answered them (contract §10): `confirm` its place,
+   * `wrong_venue` with the true `venue_id`, or `not_a_stop`. A visit id not answered to this user in
+   * this app throws a 404 DwellApiError; feedback again on the same visit replaces the earlier one.
+   */
+  visitFeedback(visitId: string, feedback: VisitFeedback): Promise<FeedbackAnswer> {
+    return this.t.request('POST', `${this.app}/visits/${encodeURIComponent(visitId)}/feedback`, feedback);
+  }
 
   /** A user's data in this app (contract §7). */
   readonly users = {

@@ -8,11 +8,13 @@ import type { SyncResponse } from '../schemas/visit.js';
 import type { DetectAccepted } from '../schemas/detect-accepted.js';
 import type { EraseAnswer, ExportAnswer, UserExport } from '../schemas/privacy.js';
 import type { BeaconList, BeaconLocation, BeaconRecord, ImportResult } from '../schemas/beacon.js';
+import type { FeedbackAnswer, VisitFeedback } from '../schemas/feedback.js';
 
 export type { StructuredRequest, UnstructuredRequest, GeofenceList, GeofenceRecord, SyncResponse, DetectAccepted, EraseAnswer, ExportAnswer, UserExport };
 export type GeofenceLocation = Location;
 export type { BeaconList, BeaconLocation, BeaconRecord };
 export type BeaconImportResult = ImportResult;
+export type { FeedbackAnswer, VisitFeedback };
 export type { GeofenceEvent, Visit, Trigger } from '../schemas/visit.js';
 
 export type DetectRequest = StructuredRequest | UnstructuredRequest;

@@ -13,6 +13,8 @@ import { buildVisit, transitVisit, unlocatedVisit, visitId, type StayFacts } fro
 import { legEnd, type LegEnd } from './leg.js';
 import type { LegParams } from './params.js';
 import { userOf } from '../users/identity.js';
+import { rememberAnswered } from '../users/answered.js';
+import { answeredVisit } from './answered-visit.js';
 
 type Event = StructuredRequest['events'][number];
 
@@ -72,7 +74,10 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     ctx.users.update(ctx.app.app_key, user, (rec) => {
       for (const o of visits) {
         const s = o.stay!, r = o.a!.ranked;
-        times.set(s.id, recordPlace(rec, r[0].venue.id, s.id, s.startMs));
+        // The venue the history credits: the ranking's first, or what feedback on this visit said (none: no stop).
+        const credited = rememberAnswered(rec, answeredVisit(o.a!, s.id, s.startMs)).v;
+        if (!credited) continue;
+        times.set(s.id, recordPlace(rec, credited, s.id, s.startMs));
         if (s.confirmed) addStay(rec, s.id, s.lat, s.lon, s.sigma, s.startMs, r);
       }
       return { record: rec, result: undefined, learn: { app: ctx.app.app_key, aps: learn } };

@@ -16,6 +16,8 @@ import { advance, initialState, MIN_STAY_MS, openStay, type StayReport } from '.
 import { assess, apsToLearn, learnFromStay } from './assess.js';
 import { buildVisit, visitId } from './visit.js';
 import { userOf } from '../users/identity.js';
+import { rememberAnswered } from '../users/answered.js';
+import { answeredVisit } from './answered-visit.js';
 
 export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext): SyncItem[] {
   const user = userOf(body);
@@ -43,8 +45,10 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
       const confirmed = endMs - r.startMs >= confirmMs;
       // Without a user, a visit is its own first and last (contract §2).
       let times = { first: r.startMs, last: r.startMs };
-      if (user && a.ranked.length) {
-        times = recordPlace(rec, a.ranked[0].venue.id, c.id, r.startMs);
+      // The venue the history credits: the ranking's first, or what feedback on this visit said (none: no stop).
+      const credited = user && a.ranked.length ? rememberAnswered(rec, answeredVisit(a, c.id, r.startMs)).v : '';
+      if (credited) {
+        times = recordPlace(rec, credited, c.id, r.startMs);
         if (r.endMs !== null && confirmed) addStay(rec, c.id, a.centre.lat, a.centre.lon, a.centre.sigma, r.startMs, a.ranked);
       }
       if (r.endMs !== null) { learn.push(...apsToLearn(a, confirmed, ctx.params)); learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues, ctx.params); }

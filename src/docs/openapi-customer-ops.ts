@@ -51,6 +51,14 @@ export const CUSTOMER_OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Geofences', auth: 'signed', summary: 'Delete a geofence',
     answers: { 200: { description: 'The id', schema: 'GeofenceId' } },
   },
+  'POST /v2/apps/:app_key/visits/:visit_id/feedback': {
+    tag: 'Detection', auth: 'signed', summary: 'Say where the user really was (contract §10)',
+    description: '`confirm` the answered place, name the right one (`wrong_venue` with `venue_id`, a venue of the served store), or say it was `not_a_stop`. '
+      + 'The visit id must be one answered to this user in this app, among their latest answered visits: any other is 404. Feedback again on the same visit replaces the earlier one. '
+      + "The venue becomes certain in the user's history (first/last visit times, later stays there) and teaches the app's learned tables; answers already given do not change.",
+    body: { schema: 'VisitFeedback' },
+    answers: { 200: { description: 'Taken', schema: 'FeedbackAnswer' } },
+  },
   [`POST ${USERS}/erase`]: {
     tag: 'Users', auth: 'signed', summary: "Erase a user's data in this app",
     description: 'Visit history, open stays, geofence presence, and triggers not yet delivered or dead. Idempotent: an unknown user answers zero counts.',

@@ -11,6 +11,7 @@ import { Event, Signal, StructuredRequest, UnstructuredRequest } from '../schema
 import { ErrorAnswer } from '../schemas/error-answer.js';
 import { BeaconList, BeaconLocation, BeaconRecord, CreateBeacon, ImportResult, UpdateBeacon } from '../schemas/beacon.js';
 import { Circle, CreateGeofence, GeofenceList, GeofenceRecord, Location, Polygon, Ttl, UpdateGeofence } from '../schemas/geofence.js';
+import { FeedbackAnswer, VisitFeedback } from '../schemas/feedback.js';
 import { EraseAnswer, ExportAnswer, UserExport, UserRef } from '../schemas/privacy.js';
 import { Address, GeofenceEvent, Place, SyncItem, SyncResponse, Trigger, VenueInfo, Visit } from '../schemas/visit.js';
 
@@ -57,6 +58,8 @@ export const SCHEMAS: Record<string, TSchema> = {
   BeaconLocation,
   BeaconImportResult: ImportResult,
   BeaconId: Type.String({ description: 'the beacon id, as a JSON string' }),
+  VisitFeedback,
+  FeedbackAnswer,
   UserRef,
   EraseAnswer,
   ExportAnswer,

@@ -28,6 +28,7 @@ const PATH_PARAMS: Record<string, string> = {
   app_key: "the app's key; must be the signing app's",
   id: 'the geofence id',
   key: 'the app key',
+  visit_id: 'a visit id answered to this user in this app',
 };
 
 /** `/v2/apps/:app_key/x` → `/v2/apps/{app_key}/x`. */

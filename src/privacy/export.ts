@@ -5,6 +5,7 @@
  */
 import type { UserRecord } from '../users/records.js';
 import { userKey } from '../users/keys.js';
+import { answeredOut } from '../users/answered.js';
 import type { PrivacyStores } from './stores.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -52,6 +53,8 @@ function recordOut(rec: UserRecord): Record<string, unknown> {
     counted_visit_ids: rec.r ?? [],
     past_stays: stays,
     open_stay: rec.s ?? null,
+    // What each answered visit keeps for feedback, and the feedback given (contract §10).
+    answered_visits: answeredOut(rec),
     last_written_before: rec.d !== undefined ? iso(rec.d) : null,
   };
 }

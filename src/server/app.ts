@@ -33,6 +33,7 @@ import { openRecent } from '../recent/lmdb.js';
 import { explorerRoutes } from '../ui/routes.js';
 import { openCluster } from './cluster.js';
 import { backupMetrics } from '../ops/last-backup.js';
+import { openFeedback } from '../feedback/service.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -108,6 +109,10 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h, limit] of beacons.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw), limit));
   }
+  const feedback = openFeedback({ dataDir: config.dataDir, versions: pool.versions, venues: () => store, cluster: cluster ? { users: cluster.kit.users, learned: cluster.kit.learned } : undefined });
+  for (const [method, pattern, h] of feedback.routes) {
+    router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
+  }
   const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, beacons: beacons.store, metrics, recent, cluster: cluster?.privacy, busy: () => inflight > 0 });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
@@ -181,6 +186,7 @@ export async function startServer(config: Config): Promise<Server> {
       await pool.close();
       await venues.close();
       await replays.close();
+      feedback.close();
       await privacy.close();
       clearInterval(recentSweep);
       await recent.close();

@@ -35,6 +35,8 @@ export class DetectPool {
   /** Set by close(): no further warm-up wave starts. */
   private closing = false;
   state: WorkersState = 'warming';
+  /** The workers' shared table that keeps their caches of learned values exact (learned/cache.ts); the HTTP thread's feedback writes raise it too. */
+  readonly versions = newVersions();
 
   /**
    * `tasksPerWorker` tasks are posted to a worker before it asks for more. With one, a worker
@@ -70,9 +72,8 @@ export class DetectPool {
       // scavenges, 3.0–3.3 s of pauses, peak heap 275 MB; 64 MB: 205, 1.7–2.1 s, 227 MB; 128 MB: 150,
       // 1.9 s, 300 MB (the semi-spaces' own cost). Issue 21.
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
-      // The workers' shared table that keeps their caches of learned values exact (learned/cache.ts),
-      // and the place database (venues/place-db/): one copy in this process, viewed by every worker.
-      workerData: { userVersions: newVersions().buffer, placeDb: placeDbBuffer() },
+      // The place database (venues/place-db/): one copy in this process, viewed by every worker.
+      workerData: { userVersions: this.versions.buffer, placeDb: placeDbBuffer() },
       // The caches' memory bound (cache-budget.ts) as configured, whether it came from a flag or the environment.
       env: { ...process.env, DWELL_WORKERS: String(threads), ...(cacheMb ? { DWELL_CACHE_MB: String(cacheMb) } : {}) },
     });

@@ -2,7 +2,7 @@
  * A user's record, pure data: visit history per venue and the open stay of their signal stream.
  * Updates are plain functions so the store can run them inside one LMDB write transaction.
  */
-import type { StreamState } from './stored.js';
+import type { AnsweredVisit, StreamState } from './stored.js';
 
 export interface HistoryEntry {
   /** Start of the first visit, ms. */ f: number;
@@ -25,6 +25,8 @@ export interface UserRecord {
   d?: number;
   /** Cluster mode: geofence presence (fence ids inside, ms of the last change), kept in the record so one write per request covers both. */
   g?: { inside: string[]; last: number };
+  /** Visits answered with venues, newest last, bounded, with any feedback on them (users/answered.ts, contract §10). */
+  a?: AnsweredVisit[];
 }
 
 const MAX_PLACES = 256;

@@ -31,3 +31,23 @@ export interface StreamState {
   /** A fix away from the open stay, held until the next fix says jump or departure. */
   p?: { t: number; lat: number; lon: number; acc: number; o: number };
 }
+
+/** What the user said of a visit (contract §10). */
+export type FeedbackType = 'confirm' | 'wrong_venue' | 'not_a_stop';
+
+export interface GivenFeedback { /** Type. */ k: FeedbackType; /** The true venue (wrong_venue). */ v?: string; /** When given, ms. */ at: number }
+
+/** A visit answered with venues, kept for feedback on it (users/answered.ts, contract §10). */
+export interface AnsweredVisit {
+  /** Visit id. */ i: string;
+  /** Start, ms. */ s: number;
+  /** Centre (micro-degrees) and its per-axis error (m). */ la: number; lo: number; sg: number;
+  /** Hour of week of the stay's middle, dwell (s), indoor share in percent (-1: unknown). */ h: number; d: number; o: number;
+  /** The venue answered first (place_id): what `confirm` confirms. */ r: string;
+  /** The venue the user's history credits the stay to: the ranking's first, then the feedback's; '' for none. */ v: string;
+  /** Networks the phone joined there (BSSIDs), bounded. */ w?: string[];
+  /** Beacons the app did not register, heard there: key, rssi − tx_power, …; bounded. */ b?: Array<string | number>;
+  /** 1 when no fix of its own placed the stay (networks alone). */ x?: 1;
+  /** The latest feedback on it. */ f?: GivenFeedback;
+  /** 1 once its feedback taught the app's tables: a visit teaches them once. */ t?: 1;
+}
