@@ -15,18 +15,16 @@
  * 6. sets the row of this set (`--name`, default DIR's base name) in docs/performance.md's
  *    accuracy tables, leaving the other sets' rows as they were (`--no-doc`: not at all).
  */
-import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { gzipSync } from 'node:zlib';
 import { runImport } from '../src/venues/import/build.js';
-import { bodySha256, signature } from '../src/signing.js';
 import { writePerformanceRow } from './lib/perf-doc.js';
 import { VDSIM } from './lib/vdsim.js';
+import { createApp, detect, importBeacons, startServer, type App, type Line } from './lib/accuracy-server.js';
+import { chooseVisits, readTruth, sendFeedback, truthWithout, type FeedbackTally } from './lib/accuracy-feedback.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const argv = process.argv.slice(2);
 const arg = (name: string, dflt?: string): string | undefined => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
 const say = (msg: string): void => { process.stderr.write(`[bench:accuracy] ${msg}\n`); };
@@ -34,93 +32,14 @@ const say = (msg: string): void => { process.stderr.write(`[bench:accuracy] ${ms
 const venuesFile = arg('venues');
 const requestsDir = arg('requests');
 if (!venuesFile || !requestsDir) {
-  console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--name SET] [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N] [--no-doc]');
+  console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--name SET] [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N] [--feedback FRACTION] [--no-doc]');
   process.exit(2);
 }
 const vdsim = arg('vdsim') ? path.resolve(arg('vdsim')!) : VDSIM;
 const concurrency = Math.max(1, Number(arg('concurrency', '4')));
 const setName = arg('name') ?? path.basename(path.resolve(requestsDir));
-const ADMIN = 'bench-accuracy-admin-token';
-
-interface App { app_key: string; app_secret: string }
-interface Line { seq: number; send_at: string; body: { request_id?: string; advertising_id?: string; user_id?: string } }
-
-async function startServer(store: string, dataDir: string): Promise<{ url: string; proc: ChildProcess }> {
-  const proc = spawn(process.execPath, [path.join(ROOT, 'dist/src/cli.js'), 'serve'], {
-    env: { ...process.env, PORT: '0', DWELL_HOST: '127.0.0.1', DWELL_VENUES: store, DWELL_DATA_DIR: dataDir,
-      DWELL_ADMIN_TOKEN: ADMIN, DWELL_RATE_LIMIT: '0', ...(arg('workers') ? { DWELL_WORKERS: arg('workers')! } : {}) },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  const logs: string[] = [];
-  let buf = '';
-  const port = await new Promise<number>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`dwell did not start:\n${logs.join('\n')}`)), 60_000);
-    proc.stderr!.on('data', (chunk: Buffer) => {
-      buf += chunk.toString();
-      let nl: number;
-      while ((nl = buf.indexOf('\n')) >= 0) {
-        const line = buf.slice(0, nl);
-        buf = buf.slice(nl + 1);
-        if (logs.length < 200) logs.push(line);
-        try { const e = JSON.parse(line); if (e.msg === 'listening') { clearTimeout(timer); resolve(e.port); } } catch { /* not JSON */ }
-      }
-    });
-    proc.on('exit', (code) => reject(new Error(`dwell exited with ${code}:\n${logs.join('\n')}`)));
-  });
-  const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 600; i++) {
-    try { if ((await fetch(url + '/readyz')).status === 200) return { url, proc }; } catch { /* not yet */ }
-    await new Promise((r) => setTimeout(r, 100));
-  }
-  throw new Error(`${url} not ready`);
-}
-
-/** DIR/beacons.jsonl through the registry's bulk import (contract §9), gzip, signed as any request. */
-async function importBeacons(url: string, app: App, file: string): Promise<void> {
-  const bytes = gzipSync(fs.readFileSync(file));
-  const p = `/v2/apps/${app.app_key}/beacons/import`;
-  const ts = String(Math.floor(Date.now() / 1000));
-  const res = await fetch(url + p, {
-    method: 'POST', body: bytes,
-    headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature(app.app_secret, ts, 'POST', p, bodySha256(bytes)), 'content-type': 'application/x-ndjson', 'content-encoding': 'gzip' },
-  });
-  const out = await res.json() as { created: number; updated: number; errors: unknown[] };
-  if (res.status !== 200 || out.errors.length) throw new Error(`beacon import: ${res.status} ${JSON.stringify(out).slice(0, 500)}`);
-  say(`imported ${out.created} beacons (${out.updated} updated) from ${file}`);
-}
-
-async function createApp(url: string): Promise<App> {
-  const res = await fetch(url + '/admin/apps', {
-    method: 'POST', headers: { authorization: `Bearer ${ADMIN}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ name: 'bench accuracy', delivery: { method: 'sync' } }),
-  });
-  if (res.status !== 201) throw new Error(`create app: ${res.status} ${await res.text()}`);
-  return res.json() as Promise<App>;
-}
-
-/** Contract §1: HMAC-SHA256 over "timestamp\nmethod\npath\nsha256(body bytes)". */
-async function detect(url: string, app: App, json: string): Promise<unknown> {
-  const bytes = gzipSync(json);
-  const ts = String(Math.floor(Date.now() / 1000));
-  const sig = signature(app.app_secret, ts, 'POST', '/v1/detect', bodySha256(bytes));
-  for (let attempt = 0; ; attempt++) {
-    let res: Response;
-    try {
-      res = await fetch(url + '/v1/detect', {
-        method: 'POST', body: bytes,
-        headers: { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': sig, 'content-type': 'application/json', 'content-encoding': 'gzip' },
-      });
-    } catch (err) {
-      // A kept-alive connection the server closed as idle (uWS: 10 s, reached on a loaded machine
-      // between the admin call and the first detection) fails before the request is read: resend.
-      if ((err as { cause?: { code?: string } }).cause?.code === 'UND_ERR_SOCKET' && attempt < 3) continue;
-      throw err;
-    }
-    const text = await res.text();
-    if ((res.status === 429 || res.status === 503) && attempt < 20) { await new Promise((r) => setTimeout(r, 200 * (attempt + 1))); continue; }
-    try { return JSON.parse(text); } catch { return { result: 'ERROR', status: res.status, text }; }
-  }
-}
+const feedbackShare = arg('feedback') === undefined ? null : Number(arg('feedback'));
+if (feedbackShare !== null && !(feedbackShare > 0 && feedbackShare <= 1)) { console.error('--feedback takes a share of visits in (0, 1]'); process.exit(2); }
 
 /** What `vdsim score` prints (its README, "Scoring"), the fields the tables show. */
 type Score = { mode: 'structured'; top1: number; top3: number; top5: number; ece: number | null; transit_without_venue: number | null }
@@ -140,25 +59,20 @@ function writeRow(s: Score): void {
   }
 }
 
-async function main(): Promise<void> {
-  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-acc-'));
-  const store = path.join(tmp, 'venues');
-  say(`importing ${venuesFile} (jsonl) into ${store}`);
-  const report = await runImport({ format: 'jsonl', file: venuesFile!, out: store, quiet: true });
-  say(`imported ${report.venues} venues (${report.bad} bad rows, ${Object.keys(report.unmapped_categories).length} unmapped categories) in ${report.seconds} s`);
-  const { url, proc } = await startServer(store, path.join(tmp, 'data'));
+/** Serves `store` on a fresh data dir, replays the set, and answers the results file. `chosen`: visits to give the true answer as feedback. */
+async function replay(store: string, dataDir: string, results: string, chosen?: ReadonlyMap<string, string>): Promise<{ results: string; tally: FeedbackTally }> {
+  const { url, proc } = await startServer(store, dataDir, arg('workers'));
   const stop = () => { if (proc.exitCode === null) proc.kill('SIGTERM'); };
   process.on('exit', stop);
-  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => { stop(); process.exit(130); });
+  const tally: FeedbackTally = { confirm: 0, wrong_venue: 0, refused: 0 };
   try {
-    const app = await createApp(url);
+    const app: App = await createApp(url);
     const beacons = path.join(requestsDir!, 'beacons.jsonl');
     if (fs.existsSync(beacons)) await importBeacons(url, app, beacons);
     const file = ['requests.jsonl', 'requests.jsonl.gz'].map((f) => path.join(requestsDir!, f)).find((f) => fs.existsSync(f));
     if (!file || file.endsWith('.gz')) throw new Error(`${requestsDir}/requests.jsonl not found (gzip: unpack it first)`);
     const lines = fs.readFileSync(file, 'utf8').split('\n').filter((l) => l.trim());
-    // File order, at most `concurrency` in flight, and a user's request waits for that user's previous one.
-    const results = arg('results') ?? path.join(tmp, 'results.jsonl');
+    // File order, at most `concurrency` in flight, and a user's request waits for that user's previous one (and its feedback).
     const answers: string[] = new Array(lines.length);
     const lastOfUser = new Map<string, Promise<void>>();
     const inFlight = new Set<Promise<void>>();
@@ -174,6 +88,7 @@ async function main(): Promise<void> {
       const p: Promise<void> = before.then(async () => {
         const response = await detect(url, app, json) as { result?: string };
         if (response?.result !== 'SUCCESS') errors++;
+        else if (chosen?.size) await sendFeedback(url, app, body, response as Parameters<typeof sendFeedback>[3], chosen, tally);
         answers[i] = JSON.stringify({ request_id: body.request_id, response });
         done++;
         if (Date.now() - lastSay > 5000) {
@@ -187,14 +102,55 @@ async function main(): Promise<void> {
     }
     await Promise.all(inFlight);
     fs.writeFileSync(results, answers.join('\n') + '\n');
-    say(`${done} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${errors} not SUCCESS; results in ${results}`);
-    const score = execFileSync(process.execPath, [vdsim, 'score', '--truth', requestsDir!, '--results', results], { encoding: 'utf8' });
-    process.stdout.write(score);
-    writeRow(JSON.parse(score) as Score);
+    say(`${done} requests in ${((Date.now() - t0) / 1000).toFixed(1)} s, ${errors} not SUCCESS${chosen ? `, feedback ${JSON.stringify(tally)}` : ''}; results in ${results}`);
+    return { results, tally };
   } finally {
     stop();
+  }
+}
+
+const scoreOf = (truthDir: string, results: string): Score =>
+  JSON.parse(execFileSync(process.execPath, [vdsim, 'score', '--truth', truthDir, '--results', results], { encoding: 'utf8' })) as Score;
+
+async function main(): Promise<void> {
+  const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-acc-'));
+  const store = path.join(tmp, 'venues');
+  say(`importing ${venuesFile} (jsonl) into ${store}`);
+  const report = await runImport({ format: 'jsonl', file: venuesFile!, out: store, quiet: true });
+  say(`imported ${report.venues} venues (${report.bad} bad rows, ${Object.keys(report.unmapped_categories).length} unmapped categories) in ${report.seconds} s`);
+  for (const sig of ['SIGINT', 'SIGTERM'] as const) process.once(sig, () => process.exit(130));
+  try {
+    const results = arg('results') ?? path.join(tmp, 'results.jsonl');
+    if (feedbackShare === null) {
+      await replay(store, path.join(tmp, 'data'), results);
+      const score = scoreOf(requestsDir!, results);
+      process.stdout.write(JSON.stringify(score, null, 2) + '\n');
+      writeRow(score);
+      return;
+    }
+    // Feedback: the same set twice, on fresh servers, without and with; both scored on the visits given none.
+    const chosen = chooseVisits(readTruth(requestsDir!), feedbackShare);
+    say(`feedback on ${chosen.size} visits (share ${feedbackShare}); a run without, then one with`);
+    const without = await replay(store, path.join(tmp, 'data-without'), results.replace(/(\.jsonl)?$/, '-without.jsonl'));
+    const withFb = await replay(store, path.join(tmp, 'data-with'), results, chosen);
+    const others = truthWithout(requestsDir!, chosen, path.join(tmp, 'truth-others'));
+    const a = scoreOf(others, without.results), b = scoreOf(others, withFb.results);
+    process.stdout.write(JSON.stringify({ feedback: feedbackShare, given: withFb.tally, without: a, with: b }, null, 2) + '\n');
+    if (a.mode === 'structured' && b.mode === 'structured') writeFeedbackRow(feedbackShare, withFb.tally, a, b);
+  } finally {
     if (!arg('results')) fs.rmSync(tmp, { recursive: true, force: true });
   }
+}
+
+const FEEDBACK = ['Feedback set', 'share given feedback', 'visits scored', 'top1 without', 'top1 with', 'top1 gain', 'top3 without', 'top3 with', 'ECE without', 'ECE with', 'measured'];
+
+function writeFeedbackRow(share: number, given: FeedbackTally, a: Extract<Score, { mode: 'structured' }>, b: Extract<Score, { mode: 'structured' }>): void {
+  const f = (x: number | null) => (x === null ? '–' : x.toFixed(3));
+  writePerformanceRow('accuracy-feedback', FEEDBACK, {
+    'Feedback set': setName, 'share given feedback': `${share} (${given.confirm} confirm, ${given.wrong_venue} wrong_venue)`, 'visits scored': String((a as { visit_events?: number }).visit_events ?? ''),
+    'top1 without': f(a.top1), 'top1 with': f(b.top1), 'top1 gain': (b.top1 - a.top1 >= 0 ? '+' : '') + (b.top1 - a.top1).toFixed(3),
+    'top3 without': f(a.top3), 'top3 with': f(b.top3), 'ECE without': f(a.ece), 'ECE with': f(b.ece),
+  });
 }
 
 main().catch((err) => { console.error(err); process.exit(1); });
