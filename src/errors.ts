@@ -4,13 +4,13 @@
  */
 export type ErrorCode =
   | 'invalid_request' | 'invalid_json' | 'invalid_gzip'
-  | 'missing_auth' | 'unknown_app' | 'invalid_signature' | 'stale_timestamp' | 'replayed_request'
+  | 'missing_auth' | 'unknown_app' | 'invalid_signature' | 'stale_timestamp' | 'replayed_request' | 'invalid_token'
   | 'forbidden' | 'not_found' | 'method_not_allowed' | 'conflict' | 'body_too_large'
   | 'unsupported_media_type' | 'rate_limited' | 'internal' | 'unavailable';
 
 export const STATUS: Record<ErrorCode, number> = {
   invalid_request: 400, invalid_json: 400, invalid_gzip: 400,
-  missing_auth: 401, unknown_app: 401, invalid_signature: 401, stale_timestamp: 401, replayed_request: 401,
+  missing_auth: 401, unknown_app: 401, invalid_signature: 401, stale_timestamp: 401, replayed_request: 401, invalid_token: 401,
   forbidden: 403, not_found: 404, method_not_allowed: 405, conflict: 409, body_too_large: 413,
   unsupported_media_type: 415, rate_limited: 429, internal: 500, unavailable: 503,
 };

@@ -7,7 +7,7 @@
  */
 import type { TSchema } from '@sinclair/typebox';
 import { invalid } from '../errors.js';
-import { checkSchema, show } from '../schemas/check.js';
+import { checkSchema, jsonObject, show } from '../schemas/check.js';
 import {
   BeaconLocation, BeaconPart, BeaconUuid, CreateBeacon, UpdateBeacon,
   type BeaconInput, type BeaconPatch,
@@ -59,10 +59,7 @@ function location(loc: unknown): BeaconLocation {
 }
 
 function object(body: unknown): Body {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('', `expected a JSON object {uuid, major, minor, venue_id?, location?, tag?}, got ${Array.isArray(body) ? 'an array' : show(body)}`);
-  }
-  return body as Body;
+  return jsonObject(body, 'a JSON object {uuid, major, minor, venue_id?, location?, tag?}') as Body;
 }
 
 const blank = (v: unknown) => v === null || v === '';

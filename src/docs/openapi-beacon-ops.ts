@@ -14,7 +14,10 @@ export const BEACON_OPERATIONS: Record<string, OperationDoc> = {
   [`POST ${BEACONS}/import`]: {
     tag: 'Beacons', auth: 'signed', summary: 'Register or update beacons in bulk',
     description: 'One beacon object a line (`application/x-ndjson`; `application/json` also accepted), gzip allowed, up to 100,000 lines. A line matching an existing `uuid`/`major`/`minor` updates it; bad lines are reported by number and the rest are kept.',
-    body: { schema: 'BeaconCreate', description: 'one such object a line' },
+    body: {
+      schema: 'BeaconCreate', description: 'one BeaconCreate object a line (NDJSON), or a single one as JSON',
+      also: { 'application/x-ndjson': { type: 'string', description: 'newline-delimited JSON: one BeaconCreate object a line' } },
+    },
     answers: { 200: { description: 'Counts and the bad lines', schema: 'BeaconImportResult' } },
   },
   [`POST ${BEACONS}/:id/update`]: {

@@ -38,13 +38,19 @@ export function errorResponses(): Record<string, unknown> {
   return out;
 }
 
-/** The error statuses a route may answer. */
-export function errorStatuses(op: OperationDoc, pattern: string): number[] {
+/**
+ * The error statuses a route may answer. Every signed or admin request other than a GET has its
+ * body read under a cap (413), whether or not the route takes one; an admin one's media type is
+ * checked and a body it sends parsed (415, 400), and a route with a body does both.
+ */
+export function errorStatuses(op: OperationDoc, method: string, pattern: string): number[] {
   const s = new Set<number>([500, ...(op.errors ?? [])]);
+  const admin = op.auth === 'admin' || op.auth === 'metrics';
+  const readsBody = method !== 'GET' && (op.auth === 'signed' || admin);
   if (op.auth === 'signed') [401, 429, 503].forEach((x) => s.add(x));
-  if (op.auth === 'admin' || op.auth === 'metrics') s.add(401);
-  if (op.body) [400, 413].forEach((x) => s.add(x));
-  if (op.body && op.auth === 'signed') s.add(415);
+  if (admin) s.add(401);
+  if (readsBody) s.add(413);
+  if (op.body || (readsBody && admin)) [400, 413, 415].forEach((x) => s.add(x));
   if (op.query?.length) s.add(400);
   if (pattern.includes('/:app_key')) s.add(403);
   if (/\/:(id|key)(\/|$)/.test(pattern)) s.add(404);

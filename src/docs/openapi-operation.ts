@@ -10,6 +10,8 @@ export interface Answer {
   contentType?: string;
   /** A literal schema, for answers that are not JSON objects of ours (Prometheus text, HTML). */
   raw?: Record<string, unknown>;
+  /** Further media types of the same answer (a static file is a script, a style or a page), same schema. */
+  alsoAs?: string[];
 }
 
 export interface OperationDoc {
@@ -18,7 +20,11 @@ export interface OperationDoc {
   description?: string;
   /** signed: contract §1; admin: the bearer token; open: anyone; metrics: the bearer token or none, as configured. */
   auth: 'signed' | 'admin' | 'open' | 'metrics';
-  body?: { schema: string; description?: string; required?: boolean };
+  body?: {
+    schema: string; description?: string; required?: boolean;
+    /** Media types accepted beside application/json, each with its literal schema (NDJSON: a string of lines). */
+    also?: Record<string, Record<string, unknown>>;
+  };
   query?: Array<{ name: string; description: string; schema: Record<string, unknown>; required?: boolean }>;
   answers: Record<number, Answer>;
   /** Error statuses beyond those the route's kind always may answer (see openapi-errors.ts). */

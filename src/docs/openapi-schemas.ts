@@ -9,14 +9,21 @@ import { CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
 import { DetectAccepted } from '../schemas/detect-accepted.js';
 import { Event, Signal, StructuredRequest, UnstructuredRequest } from '../schemas/detect-request.js';
 import { ErrorAnswer } from '../schemas/error-answer.js';
-import { BeaconList, BeaconLocation, BeaconRecord, CreateBeacon, ImportResult, UpdateBeacon } from '../schemas/beacon.js';
-import { Circle, CreateGeofence, GeofenceList, GeofenceRecord, Location, Polygon, Ttl, UpdateGeofence } from '../schemas/geofence.js';
+import { BeaconList, BeaconLocation, BeaconPart, BeaconRecord, BeaconUuid, CreateBeacon, ImportResult, UpdateBeacon } from '../schemas/beacon.js';
+import { Explanation, RecentDetail, RecentList, VenueSearch } from '../schemas/explorer.js';
+import { Circle, CreateGeofence, GeofenceList, GeofenceRecord, Location, Polygon, Ttl, UpdateGeofence, Vertex } from '../schemas/geofence.js';
 import { FeedbackAnswer, VisitFeedback } from '../schemas/feedback.js';
 import { EraseAnswer, ExportAnswer, UserExport, UserRef } from '../schemas/privacy.js';
 import { Address, GeofenceEvent, Place, SyncItem, SyncResponse, Trigger, VenueInfo, Visit } from '../schemas/visit.js';
 
 const geofenceCreate = Type.Object({ ...CreateGeofence.properties, location: Location });
 const geofenceUpdate = Type.Object({ ...UpdateGeofence.properties, location: Type.Optional(Location), ttl: Type.Optional(Ttl) });
+/** A beacon's `location`, `""` or null meaning none (deleted, on update). */
+const beaconLocation = Type.Optional(Type.Union([BeaconLocation, Type.Null(), Type.Literal('')]));
+const beaconCreate = Type.Object({ ...CreateBeacon.properties, location: beaconLocation });
+const beaconUpdate = Type.Object({
+  ...UpdateBeacon.properties, uuid: Type.Optional(BeaconUuid), major: Type.Optional(BeaconPart), minor: Type.Optional(BeaconPart), location: beaconLocation,
+});
 
 /** The app as the admin API shows it: never the secret, bucket credentials as "(set)". */
 const App = Type.Object({
@@ -31,7 +38,8 @@ const App = Type.Object({
 export const SCHEMAS: Record<string, TSchema> = {
   StructuredRequest,
   UnstructuredRequest,
-  DetectRequest: Type.Union([StructuredRequest, UnstructuredRequest], { description: 'structured with `events`, unstructured with `data`; both or neither: 400' }),
+  // oneOf, not TypeBox's anyOf: a body with both `events` and `data` matches both and so is refused, as the server does.
+  DetectRequest: Type.Unsafe({ oneOf: [StructuredRequest, UnstructuredRequest], description: 'exactly one of `events` (structured) and `data` (unstructured); both or neither: 400' }),
   Event,
   Signal,
   SyncResponse,
@@ -50,9 +58,10 @@ export const SCHEMAS: Record<string, TSchema> = {
   GeofenceLocation: Location,
   Circle,
   Polygon,
+  GeofenceVertex: Vertex,
   GeofenceId: Type.String({ description: 'the geofence id, as a JSON string' }),
-  BeaconCreate: CreateBeacon,
-  BeaconUpdate: UpdateBeacon,
+  BeaconCreate: beaconCreate,
+  BeaconUpdate: beaconUpdate,
   BeaconRecord,
   BeaconList,
   BeaconLocation,
@@ -68,6 +77,7 @@ export const SCHEMAS: Record<string, TSchema> = {
   UpdateApp,
   Delivery,
   App,
+  AppList: Type.Object({ apps: Type.Array(App) }),
   AppCreated: Type.Intersect([App, Type.Object({ app_secret: Type.String({ description: 'shown once' }) })]),
   RotatedSecret: Type.Object({ app_secret: Type.String() }),
   Deliveries: Type.Object({
@@ -79,5 +89,9 @@ export const SCHEMAS: Record<string, TSchema> = {
   AppDeleted: Type.Object({ deleted: Type.String(), removed: Type.Object({}, { additionalProperties: true }) }),
   Health: Type.Object({ status: Type.Literal('ok') }),
   Readiness: Type.Object({}, { additionalProperties: true, description: 'what is ready and what is not (the venue store, the queues)' }),
+  RecentList,
+  RecentDetail,
+  Explanation,
+  VenueSearch,
   Error: ErrorAnswer(),
 };

@@ -26,9 +26,16 @@ export const OPERATIONS: Record<string, OperationDoc> = { ...CUSTOMER_OPERATIONS
 
 const PATH_PARAMS: Record<string, string> = {
   app_key: "the app's key; must be the signing app's",
-  id: 'the geofence id',
   key: 'the app key',
   visit_id: 'a visit id answered to this user in this app',
+  file: 'a file of the explorer page',
+};
+
+/** `:id` is named by the collection before it: `…/geofences/:id` is a geofence's. */
+const ID_OF: Record<string, string> = {
+  geofences: 'the geofence id',
+  beacons: 'the beacon id',
+  recent: 'the recent detection id (`id` in the list)',
 };
 
 /** `/v2/apps/:app_key/x` → `/v2/apps/{app_key}/x`. */
@@ -64,19 +71,32 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
       { name: 'Admin', description: 'Apps and their deliveries, behind the admin token (contract §6)' },
       { name: 'Service', description: 'Health, readiness, metrics and this document' },
     ],
+    servers: SERVERS,
     paths,
     webhooks: WEBHOOKS,
-    components: { schemas: componentSchemas(SCHEMAS), responses: errorResponses(), securitySchemes: SECURITY_SCHEMES },
+    components: { schemas: componentSchemas(SCHEMAS), responses: referenced(errorResponses(), paths), securitySchemes: SECURITY_SCHEMES },
   };
+}
+
+/** Relative first: a client reads the document from the server it then calls. */
+const SERVERS = [
+  { url: '/', description: 'the server this document was read from' },
+  { url: 'http://localhost:{port}', description: 'a server on this machine', variables: { port: { default: '8080', description: 'PORT' } } },
+];
+
+/** Only the error responses some operation refers to (Error405, for one, never is: no operation is asked with a method it lacks). */
+function referenced(responses: Record<string, unknown>, paths: unknown): Record<string, unknown> {
+  const json = JSON.stringify(paths);
+  return Object.fromEntries(Object.entries(responses).filter(([name]) => json.includes(`"#/components/responses/${name}"`)));
 }
 
 function operation(op: OperationDoc, method: string, pattern: string): Record<string, unknown> {
   const params: unknown[] = pathParams(pattern);
   for (const q of op.query ?? []) params.push({ name: q.name, in: 'query', required: q.required ?? false, description: q.description, schema: q.schema });
-  if (op.body && op.auth === 'signed') params.push(CONTENT_ENCODING);
+  if (op.body) params.push(CONTENT_ENCODING);
   const responses: Record<string, unknown> = {};
   for (const [status, answer] of Object.entries(op.answers)) responses[status] = response(answer);
-  for (const status of errorStatuses(op, pattern)) responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
+  for (const status of errorStatuses(op, method, pattern)) responses[String(status)] ??= { $ref: `#/components/responses/Error${status}` };
   return {
     operationId: operationId(method, pattern),
     tags: [op.tag],
@@ -88,7 +108,7 @@ function operation(op: OperationDoc, method: string, pattern: string): Record<st
       requestBody: {
         required: op.body.required ?? true,
         description: op.body.description ?? (op.auth === 'signed' ? 'JSON, gzipped or not (see Content-Encoding)' : 'JSON'),
-        content: { 'application/json': { schema: ref(op.body.schema) } },
+        content: { 'application/json': { schema: ref(op.body.schema) }, ...media(op.body.also) },
       },
     } : {}),
     responses,
@@ -97,8 +117,11 @@ function operation(op: OperationDoc, method: string, pattern: string): Record<st
 
 function response(a: Answer): Record<string, unknown> {
   const schema = a.raw ?? (a.schema ? ref(a.schema) : undefined);
-  return { description: a.description, ...(schema ? { content: { [a.contentType ?? 'application/json']: { schema } } } : {}) };
+  const types = [a.contentType ?? 'application/json', ...(a.alsoAs ?? [])];
+  return { description: a.description, ...(schema ? { content: Object.fromEntries(types.map((t) => [t, { schema }])) } : {}) };
 }
+
+const media = (also: Record<string, Record<string, unknown>> = {}) => Object.fromEntries(Object.entries(also).map(([t, schema]) => [t, { schema }]));
 
 function placeholder(method: string, pattern: string): Record<string, unknown> {
   return {
@@ -111,8 +134,8 @@ function placeholder(method: string, pattern: string): Record<string, unknown> {
 }
 
 function pathParams(pattern: string): unknown[] {
-  return [...pattern.matchAll(/:([A-Za-z_]+)/g)].map(([, name]) => ({
-    name, in: 'path', required: true, description: PATH_PARAMS[name] ?? name, schema: { type: 'string' },
+  return [...pattern.matchAll(/([A-Za-z_-]*)\/:([A-Za-z_]+)/g)].map(([, before, name]) => ({
+    name, in: 'path', required: true, description: (name === 'id' ? ID_OF[before] : PATH_PARAMS[name]) ?? name, schema: { type: 'string' },
   }));
 }
 

@@ -4,7 +4,7 @@
  * `location` or `ttl` is refused, since a geofence cannot be without either.
  */
 import { invalid } from '../errors.js';
-import { checkSchema, show } from '../schemas/check.js';
+import { checkSchema, jsonObject, show } from '../schemas/check.js';
 import {
   Circle, CreateGeofence, LIMITS, Polygon, Ttl, UpdateGeofence,
   type GeofenceInput, type GeofencePatch, type Location,
@@ -49,10 +49,7 @@ export function location(loc: unknown): Location {
 }
 
 function object(body: unknown): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('', `expected a JSON object with location and ttl, got ${Array.isArray(body) ? 'an array' : show(body)}`);
-  }
-  return body as Record<string, unknown>;
+  return jsonObject(body, 'a JSON object with location and ttl') as Record<string, unknown>;
 }
 
 const blank = (v: unknown) => v === null || v === '';

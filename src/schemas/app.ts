@@ -21,7 +21,7 @@ export const Delivery = Type.Union([
     region: Type.Optional(Type.String()),
     endpoint: Type.Optional(Type.String()),
     // S3: S3Credentials; GCS: a service-account key object. Checked per provider in the registry.
-    credentials: Type.Optional(Type.Object({})),
+    credentials: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'S3: {accessKeyId, secretAccessKey, sessionToken?}; GCS: a service-account key object' })),
   }),
 ]);
 

@@ -17,7 +17,7 @@ const Part = Type.Integer({ minimum: 0, maximum: 65535 });
 export const BeaconLocation = Type.Object({
   lat: Type.Number({ minimum: -90, maximum: 90 }),
   long: Type.Number({ minimum: -180, maximum: 180 }),
-});
+}, { description: "the beacon's own position" });
 const Tag = Type.String({ maxLength: BEACON_LIMITS.tagLength });
 const VenueId = Type.String({ maxLength: BEACON_LIMITS.venueIdLength });
 

@@ -4,7 +4,7 @@
  */
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
-import { invalid } from '../errors.js';
+import { DwellError, invalid } from '../errors.js';
 
 const compiled = new Map<TSchema, ReturnType<typeof TypeCompiler.Compile>>();
 
@@ -26,4 +26,21 @@ export function show(value: unknown): string {
   if (value === undefined) return 'nothing';
   const s = JSON.stringify(value);
   return s === undefined ? String(value) : s.length > 60 ? s.slice(0, 57) + '...' : s;
+}
+
+/** What a JSON value is, in words, for "expected …, got …": `null`, an array, a number, a string. */
+export function kindOf(value: unknown): string {
+  if (value === null) return 'null';
+  if (Array.isArray(value)) return 'an array';
+  if (typeof value === 'object') return 'an object';
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'string') return `a ${typeof value} (${show(value)})`;
+  return 'nothing';
+}
+
+/** Contract §5: a JSON body that is not an object is 400 `invalid_json`, saying what arrived. */
+export function jsonObject(body: unknown, expected = 'a JSON object'): Record<string, unknown> {
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
+    throw new DwellError('invalid_json', `expected ${expected}, got ${kindOf(body)}`);
+  }
+  return body as Record<string, unknown>;
 }

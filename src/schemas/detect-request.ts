@@ -77,6 +77,9 @@ export const Event = Type.Object({
   data: Type.Array(Signal, { maxItems: LIMITS.signals }),
 });
 
+/** Any JSON object, echoed in triggers: open (`additionalProperties`), so generated clients type it as a record. */
+export const CustomData = Type.Object({}, { additionalProperties: true, description: 'any JSON object, at most 4 KiB as JSON; echoed in triggers' });
+
 const common = {
   request_id: Type.Optional(Id),
   /** Empty counts as absent (users/identity.ts). */
@@ -90,7 +93,7 @@ const common = {
   device_brand: Type.Optional(Type.String()),
   gender: Type.Optional(Type.Union([Type.Literal('M'), Type.Literal('F'), Type.Literal('O')])),
   yob: Type.Optional(Type.Integer({ minimum: 1000, maximum: 9999 })),
-  custom_data: Type.Optional(Type.Object({})),
+  custom_data: Type.Optional(CustomData),
 };
 
 export const StructuredRequest = Type.Object({

@@ -24,7 +24,7 @@ export const Circle = Type.Object({
   radius: Type.Number({ minimum: LIMITS.radiusMin, maximum: LIMITS.radiusMax }),
 });
 
-export const Vertex = Type.Object({ lat: Lat, long: Long });
+export const Vertex = Type.Object({ lat: Lat, long: Long }, { description: 'a vertex of the polygon' });
 
 export const Polygon = Type.Object({
   polygon: Type.Array(Vertex, { minItems: LIMITS.verticesMin, maxItems: LIMITS.verticesMax }),

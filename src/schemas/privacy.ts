@@ -4,6 +4,7 @@
  * the client its types.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { RecentDetail } from './explorer.js';
 
 const UserId = Type.String({ minLength: 1, description: '1 to 256 characters (code points)' });
 
@@ -26,6 +27,7 @@ export const UserExport = Type.Object({
     Type.Null(),
   ]),
   triggers: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'triggers of this user not yet delivered, or dead' }),
+  recent_detections: Type.Array(RecentDetail, { description: 'requests and answers kept for the explorer, oldest first' }),
 });
 
 export const ExportAnswer = Type.Object({ app_key: Type.String(), users: Type.Array(UserExport) });

@@ -5,6 +5,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DwellError, invalid } from '../errors.js';
 import { stampMs } from '../time/stamp.js';
+import { jsonObject } from './check.js';
 import {
   LIMITS, StructuredRequest, UnstructuredRequest,
   type DetectRequest, type Signal,
@@ -18,10 +19,8 @@ export type ValidRequest =
   | { kind: 'unstructured'; body: UnstructuredRequest };
 
 export function validateDetect(body: unknown, now = Date.now()): ValidRequest {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) {
-    throw invalid('', `expected a JSON object, got ${Array.isArray(body) ? 'an array' : typeof body}`);
-  }
-  const hasEvents = 'events' in body, hasData = 'data' in body;
+  const obj = jsonObject(body);
+  const hasEvents = 'events' in obj, hasData = 'data' in obj;
   if (hasEvents === hasData) {
     throw invalid('', hasEvents
       ? 'a request has either "events" (structured) or "data" (unstructured), not both'

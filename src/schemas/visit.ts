@@ -3,6 +3,7 @@
  * response and the trigger response. Types for the code, schemas for the docs and the tests.
  */
 import { Type, type Static } from '@sinclair/typebox';
+import { CustomData } from './detect-request.js';
 
 const Nullable = <T extends ReturnType<typeof Type.String>>(t: T) => Type.Union([t, Type.Null()]);
 
@@ -81,7 +82,7 @@ export const UserInfo = Type.Object({
   user_id: Type.Union([Type.String(), Type.Null()]),
   device_id: Type.Union([Type.String(), Type.Null()]),
   app_key: Type.String(),
-  custom_data: Type.Union([Type.Object({}), Type.Null()]),
+  custom_data: Type.Union([CustomData, Type.Null()]),
 });
 
 export const Trigger = Type.Object({

@@ -9,8 +9,9 @@ import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
 import { CreateApp, UpdateApp, publicApp } from '../schemas/app.js';
 import type { TriggerQueue as Outbox } from '../delivery/outbox.js';
-import { readBody } from '../http/body.js';
-import { parseJson } from '../http/json-body.js';
+import { readBody, type RawBody } from '../http/body.js';
+import { checkMediaType, parseJson, plainBytes } from '../http/json-body.js';
+import { jsonObject } from '../schemas/check.js';
 import type { Exchange, Reply } from '../http/reply.js';
 
 export interface AdminDeps { apps: AppRegistry; outbox: Outbox; token: string }
@@ -23,7 +24,7 @@ export function checkBearer(ex: Exchange, token: string): void {
   const given = /^Bearer (.+)$/i.exec(ex.header('authorization'))?.[1];
   if (!given) throw new DwellError('missing_auth', 'the admin API needs Authorization: Bearer <DWELL_ADMIN_TOKEN>');
   // Hash both sides so the comparison is constant-time whatever the lengths.
-  if (!token || !timingSafeEqual(digest(given), digest(token))) throw new DwellError('invalid_signature', 'the admin token is not valid');
+  if (!token || !timingSafeEqual(digest(given), digest(token))) throw new DwellError('invalid_token', 'the admin token is not valid');
 }
 
 /** Must be called synchronously from the uWS handler (the body callback is attached here). */
@@ -34,8 +35,22 @@ export function handleAdmin(ex: Exchange, deps: AdminDeps, params: Record<string
     ex.fail(err);
     return;
   }
-  const body = ex.method === 'GET' ? Promise.resolve(null) : readBody(ex, 64 << 10).then((b) => (b.bytes.length ? parseJson(b.bytes) : {}));
+  let body: Promise<unknown>;
+  try {
+    // Contract §5: the customer endpoints' body rules, the media type refused before the body is read.
+    if (ex.method !== 'GET') checkMediaType(ex);
+    body = ex.method === 'GET' ? Promise.resolve(null) : readBody(ex, 64 << 10).then((b) => adminJson(ex, b));
+  } catch (err) {
+    ex.fail(err);
+    return;
+  }
   body.then((b) => handler(deps, params, b, ex)).then((r) => ex.send(r), (err) => ex.fail(err));
+}
+
+/** An empty body is `{}` (rotate-secret, replay and delete take none); anything else is a JSON object. */
+async function adminJson(ex: Exchange, raw: RawBody): Promise<unknown> {
+  const bytes = await plainBytes(ex, raw);
+  return bytes.length ? jsonObject(parseJson(bytes)) : {};
 }
 
 function check<T>(schema: TSchema, value: unknown): T {

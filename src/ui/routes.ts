@@ -6,7 +6,7 @@
  */
 import { DwellError } from '../errors.js';
 import { readBody, MAX_SENT_BYTES } from '../http/body.js';
-import { isGzip } from '../http/json-body.js';
+import { checkMediaType, isGzip } from '../http/json-body.js';
 import type { Exchange, Reply } from '../http/reply.js';
 import type { AppRegistry } from '../apps/registry.js';
 import { publicApp, type AppRecord } from '../schemas/app.js';
@@ -30,6 +30,7 @@ type Call = (ex: Exchange, params: Record<string, string>, body: Buffer | null) 
 const admin = (deps: ExplorerDeps, call: Call, bodyLimit = 0): Handler => (ex, params) => {
   try {
     checkBearer(ex, deps.token);
+    if (bodyLimit) checkMediaType(ex); // contract §5: refused before the body is read
   } catch (err) {
     return ex.fail(err);
   }
