@@ -1,7 +1,7 @@
 /** Entry and exit events: the pure hysteresis over a sequence of fixes, then the worker entry point over LMDB. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluate, NO_PRESENCE, type Fix } from '../src/geofences/events.js';
+import { evaluate, evaluateAlone, NO_PRESENCE, type Fix } from '../src/geofences/events.js';
 import { FenceIndex } from '../src/geofences/fence-index.js';
 import { circle } from '../src/geofences/geometry.js';
 import { M_PER_DEG } from '../src/geo/distance.js';
@@ -72,6 +72,15 @@ test('a fence that expires while the user is inside raises no exit', () => {
   assert.deepEqual(later.presence.inside, []);
 });
 
+test('no user: the earliest fix says where the device is, later fixes raise the crossings they show', () => {
+  const v = view();
+  const now = Date.now();
+  assert.deepEqual(evaluateAlone(v, [fix(0, 0, 10), fix(1, 5, 10)], now), [], 'inside from the start: no entry');
+  assert.deepEqual(evaluateAlone(v, [fix(1, 5, 10), fix(0, 300, 10)], now).map((e) => [e.type, e.timestamp]), [['entry', fix(1, 0).timestamp]], 'outside, then inside (in time order)');
+  assert.deepEqual(evaluateAlone(v, [fix(0, 5, 10), fix(1, 300, 10), fix(2, 0, 10)], now).map((e) => e.type), ['exit', 'entry']);
+  assert.deepEqual(evaluateAlone(v, [], now), []);
+});
+
 test('geofenceEvents over LMDB: per user, per app, kept between calls', async () => {
   const dir = tempDir();
   const store = new GeofenceStore(dir);
@@ -90,7 +99,9 @@ test('geofenceEvents over LMDB: per user, per app, kept between calls', async ()
     // A fence created after the worker built its index is seen on the next call.
     const late = await store.create('ak_a', { tag: 'late', location: { lat: north(2000), long: C.long, radius: 50 }, ttl: 0, push_text: null });
     assert.deepEqual(geofenceEvents(dir, 'ak_a', 'u1', [fix(4, 2000, 5)], now).map((e) => e.geofence_id), [late.id]);
-    assert.deepEqual(geofenceEvents(dir, 'ak_a', null, [fix(5, 5, 5)], now).map((e) => e.type), ['entry'], 'anonymous: no history, events within the request only');
+    assert.deepEqual(geofenceEvents(dir, 'ak_a', null, [fix(5, 5, 5)], now), [], 'anonymous: no history, so already inside is no entry');
+    assert.deepEqual(geofenceEvents(dir, 'ak_a', null, [fix(6, 5, 5)], now), [], 'nor on the next request');
+    assert.deepEqual(geofenceEvents(dir, 'ak_a', null, [fix(8, 5, 5), fix(7, 500, 5)], now).map((e) => e.type), ['entry'], 'a crossing within the request is');
   } finally {
     await store.close();
   }

@@ -9,6 +9,10 @@
  *   a disabled geofence raises no events).
  * Fixes no later than the last fix that changed anything are skipped, so a retried or late request
  * neither repeats events nor undoes newer ones.
+ * With no user (no advertising id, no user id) nothing is remembered between requests, so where
+ * the device was before a request is unknown: `evaluateAlone` lets the request's earliest fix say
+ * where it is (no event) and raises only the crossings its later fixes show. A device that stays
+ * inside a fence and sends request after request is not "entering" it each time.
  */
 import type { Signal } from '../schemas/detect-request.js';
 import type { GeofenceEvent } from '../schemas/visit.js';
@@ -77,6 +81,15 @@ export function evaluate(view: FenceView, before: Presence, fixes: readonly Fix[
     }
   }
   return { events, presence: { inside: [...inside], last }, changed };
+}
+
+/** The events of an anonymous request: the crossings within it, from where its earliest fix is. */
+export function evaluateAlone(view: FenceView, fixes: readonly Fix[], now: number): GeofenceEvent[] {
+  let first = Infinity;
+  for (const f of fixes) first = Math.min(first, stampMs(f.timestamp));
+  if (!Number.isFinite(first)) return [];
+  const start = evaluate(view, NO_PRESENCE, fixes.filter((f) => stampMs(f.timestamp) === first), now).presence;
+  return evaluate(view, { inside: start.inside, last: first }, fixes, now).events;
 }
 
 function event(type: 'entry' | 'exit', id: string, f: Fix, view: FenceView): GeofenceEvent {

@@ -14,7 +14,7 @@
 import type { GeofenceEvent } from '../schemas/visit.js';
 import { shapeOf } from './geometry.js';
 import { FenceIndex } from './fence-index.js';
-import { evaluate, NO_PRESENCE, type Fix } from './events.js';
+import { evaluate, evaluateAlone, type Fix } from './events.js';
 import { withPresence } from './presence.js';
 import { expiresMs, GeofenceStore } from './store.js';
 
@@ -52,8 +52,8 @@ export function liveIndex(store: GeofenceStore, cacheKey: string, app: string): 
 }
 
 /**
- * Entry and exit events of one user's fixes, in time order. With no user key the presence starts
- * empty and is not kept (an anonymous request has no history, as for visits).
+ * Entry and exit events of one user's fixes, in time order. With no user key nothing is kept: the
+ * crossings within the request alone (events.ts evaluateAlone; no history, as for visits).
  */
 export function geofenceEvents(dataDir: string, appKey: string, userKey: string | null,
   fixesOrLater: readonly Fix[] | (() => readonly Fix[]), now = Date.now()): GeofenceEvent[] {
@@ -67,6 +67,6 @@ export function geofenceEvents(dataDir: string, appKey: string, userKey: string 
   const index = liveIndex(store, `${dataDir}\u0000${appKey}`, appKey);
   if (index.size === 0) return [];
   const view = { index, info: (id: string) => store.raw(appKey, id) };
-  if (userKey === null) return evaluate(view, NO_PRESENCE, fixes, now).events;
+  if (userKey === null) return evaluateAlone(view, fixes, now);
   return withPresence(store, appKey, userKey, (p) => evaluate(view, p, fixes, now)).events;
 }
