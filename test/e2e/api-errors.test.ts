@@ -87,8 +87,11 @@ test('400 invalid_json: NaN, truncated JSON, invalid UTF-8, a bare array', async
     const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw: gzipSync(raw) });
     assert.deepEqual(errorOf(r), [400, 'invalid_json', 'ERROR'], String(raw));
   }
-  const arr = await signed(dwell.url, app, '/v1/detect', [1, 2]);
-  assert.deepEqual(errorOf(arr), [400, 'invalid_request', 'ERROR']);
+  // Contract §5: a body that is not an object is invalid_json, and the message says what arrived.
+  for (const [body, got] of [[[1, 2], 'an array'], [null, 'null'], [7, 'a number (7)'], ['x', 'a string ("x")']] as const) {
+    const r = await signed(dwell.url, app, '/v1/detect', body);
+    assert.deepEqual([...errorOf(r), r.body.error.message], [400, 'invalid_json', 'ERROR', `expected a JSON object, got ${got}`]);
+  }
 });
 
 test('400 invalid_gzip: truncated gzip and bytes that are not gzip', async () => {

@@ -163,12 +163,13 @@ test('bodies: validation names the field; bad JSON and gzip are 400, other encod
     [{ location: { polygon: SQUARE.polygon.slice(0, 2) }, ttl: 0 }, '/location/polygon'],
     [{ location: { polygon: [SQUARE.polygon[0], SQUARE.polygon[2], SQUARE.polygon[1], SQUARE.polygon[3]] }, ttl: 0 }, '/location/polygon/2'],
     [{ location: CIRCLE, ttl: 0, tag: 7 }, '/tag'],
-    [[FULL], ''],
   ];
   for (const [body, path] of cases) {
     const r = await call(A, `${base(A)}/create`, body);
     assert.deepEqual([r.status, r.body.error?.code, r.body.error?.path], [400, 'invalid_request', path], JSON.stringify(body));
   }
+  const array = await call(A, `${base(A)}/create`, [FULL]);
+  assert.deepEqual([array.status, array.body.error.code, array.body.error.message], [400, 'invalid_json', 'expected a JSON object with location and ttl, got an array'], 'contract §5');
   const notJson = await call(A, `${base(A)}/create`, undefined, { raw: gzipSync('{nope'), method: 'POST' });
   assert.deepEqual([notJson.status, notJson.body.error.code], [400, 'invalid_json']);
   const notGzip = await call(A, `${base(A)}/create`, undefined, { raw: Buffer.from('{}'), method: 'POST' });

@@ -1,6 +1,10 @@
-/** A customer's client: creates apps through the admin API and signs requests per contract §1. */
+/**
+ * A customer's client: creates apps through the admin API and signs requests per contract §1.
+ * Every answer is checked against the server's /openapi.json (openapi-check.ts).
+ */
 import { gzipSync } from 'node:zlib';
 import { bodySha256, signature } from '../../src/signing.js';
+import { checkResponse } from './openapi-check.js';
 import { ADMIN_TOKEN } from './server.js';
 import { DwellAdmin } from '../../src/client/index.js';
 import type { CreateApp } from '../../src/schemas/app.js';
@@ -8,10 +12,44 @@ import type { CreateApp } from '../../src/schemas/app.js';
 export interface TestApp { app_key: string; app_secret: string; delivery: Record<string, unknown> }
 
 /** The admin API of the server at `url`, as an operator's script calls it (`dwell/client`). */
-export const adminOf = (url: string) => new DwellAdmin({ url, token: ADMIN_TOKEN });
+export const adminOf = (url: string) => new DwellAdmin({ url, token: ADMIN_TOKEN, fetch: checkedFetch(url) });
+
+/** fetch with every answer checked against the server's /openapi.json, for `dwell/client`'s classes. */
+export function checkedFetch(base: string): typeof fetch {
+  return async (input, init) => {
+    const res = await fetch(input, init);
+    const text = await res.text();
+    const target = new URL(input instanceof Request ? input.url : String(input));
+    const method = (init?.method ?? (input instanceof Request ? input.method : 'GET')).toUpperCase();
+    await checkResponse(base, method, target.pathname + target.search, { status: res.status, headers: res.headers, text });
+    return new Response(text, { status: res.status, statusText: res.statusText, headers: res.headers });
+  };
+}
 
 export async function createApp(url: string, delivery: Record<string, unknown> = { method: 'sync' }, extra: Record<string, unknown> = {}): Promise<TestApp> {
   return adminOf(url).createApp({ name: 'test app', delivery, ...extra } as CreateApp) as Promise<TestApp>;
+}
+
+/** An admin call with the test token: `body` sent as JSON unless it is a string or a Buffer. */
+export async function admin(url: string, pathAndQuery: string, init: { method?: string; body?: unknown; headers?: Record<string, string> } = {}): Promise<SignedAnswer> {
+  const method = init.method ?? (init.body === undefined ? 'GET' : 'POST');
+  const raw = init.body === undefined || typeof init.body === 'string' || Buffer.isBuffer(init.body) ? init.body as string | Buffer | undefined : JSON.stringify(init.body);
+  const res = await fetch(url + pathAndQuery, {
+    method, body: raw, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, ...(raw === undefined ? {} : { 'content-type': 'application/json' }), ...init.headers },
+  });
+  return answer(url, method, pathAndQuery, res);
+}
+
+async function answer(url: string, method: string, pathAndQuery: string, res: Response): Promise<SignedAnswer> {
+  const text = await res.text();
+  await checkResponse(url, method, pathAndQuery, { status: res.status, headers: res.headers, text });
+  let json: any;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: res.status, body: json, headers: res.headers };
 }
 
 export interface SignOptions {
@@ -44,12 +82,5 @@ export async function signed(url: string, app: TestApp, pathAndQuery: string, bo
     ...opts.headers,
   };
   const res = await fetch(url + pathAndQuery, { method, headers, body: bytes.length ? bytes : undefined });
-  const text = await res.text();
-  let json: any;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    json = text;
-  }
-  return { status: res.status, body: json, headers: res.headers };
+  return answer(url, method, pathAndQuery, res);
 }
