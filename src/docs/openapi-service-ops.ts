@@ -50,7 +50,7 @@ export const SERVICE_OPERATIONS: Record<string, OperationDoc> = {
   },
   'GET /openapi.json': {
     tag: 'Service', auth: 'open', summary: 'This document (OpenAPI 3.1)',
-    answers: { 200: { description: 'The API description', raw: { type: 'object' } } },
+    answers: { 200: { description: 'The API description', raw: { type: 'object', required: ['openapi', 'info', 'paths'], properties: { openapi: { type: 'string' } }, additionalProperties: true } } },
   },
   'GET /docs': {
     tag: 'Service', auth: 'open', summary: 'This document as a page to read',

@@ -29,6 +29,7 @@ const PATH_PARAMS: Record<string, string> = {
   key: 'the app key',
   visit_id: 'a visit id answered to this user in this app',
   file: 'a file of the explorer page',
+  visit_id: 'a visit id Dwell answered for that user in this app',
 };
 
 /** `:id` is named by the collection before it: `…/geofences/:id` is a geofence's. */

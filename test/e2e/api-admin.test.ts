@@ -56,7 +56,7 @@ test('create, show, update: the secret is returned once and never again', async 
   const invalid = await admin('/admin/apps', 'POST', { name: 'x', delivery: { method: 'carrier-pigeon' } });
   assert.equal(invalid.status, 400);
   assert.equal(invalid.body.error.code, 'invalid_request');
-  const notJson = await fetch(dwell.url + '/admin/apps', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: '{nope' });
+  const notJson = await fetch(dwell.url + '/admin/apps', { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: '{nope' });
   assert.equal(((await notJson.json()) as any).error.code, 'invalid_json');
 
   assert.equal(dwell.logs.some((l) => l.includes(created.body.app_secret)), false, 'the secret is never logged');
@@ -76,7 +76,7 @@ test('postback URLs: http(s) only, and private addresses refused unless allowed'
   const strict = await startDwell({ DWELL_POSTBACK_ALLOW_PRIVATE: 'false' });
   try {
     const post = (url: string) => fetch(strict.url + '/admin/apps', {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` },
+      method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'p', delivery: { method: 'postback', url } }),
     }).then((r) => r.status);
     for (const url of ['http://127.0.0.1:8080/x', 'http://localhost/x', 'http://10.1.2.3/x', 'http://192.168.0.1/', 'http://169.254.169.254/latest', 'http://[::1]/x', 'ftp://example.com/x']) {

@@ -18,7 +18,7 @@ import { until } from '../helpers/until.js';
 let dwell: Running;
 let optedOut: TestApp;
 const admin = (path: string, init: RequestInit = {}, token = ADMIN_TOKEN) =>
-  fetch(dwell.url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.headers ?? {}) } })
+  fetch(dwell.url + path, { ...init, headers: { authorization: `Bearer ${token}`, ...(init.body === undefined ? {} : { 'content-type': 'application/json' }), ...(init.headers ?? {}) } })
     .then(async (r) => ({ status: r.status, body: await r.json() as any }));
 
 const visit = (ad: string, day: string) => ({

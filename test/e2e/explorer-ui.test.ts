@@ -101,6 +101,6 @@ test('an explained request: each candidate\'s factor bars add up to its score', 
   }
   // For a look by eye: DWELL_UI_SCREENSHOT=/tmp/explorer.png
   if (process.env.DWELL_UI_SCREENSHOT) await page.screenshot({ path: process.env.DWELL_UI_SCREENSHOT, fullPage: true });
-  const api = await fetch(`${dwell.url}/admin/apps/${app.app_key}/explain`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` }, body: JSON.stringify(request) }).then((r) => r.json() as Promise<any>);
+  const api = await fetch(`${dwell.url}/admin/apps/${app.app_key}/explain`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => r.json() as Promise<any>);
   assert.deepEqual(shown.map((s) => s.score), api.rankings[0].candidates.map((c: any) => c.score), 'the scores of the explain API, in its order');
 });
