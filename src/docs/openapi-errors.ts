@@ -53,6 +53,7 @@ export function errorStatuses(op: OperationDoc, method: string, pattern: string)
   if (op.body || (readsBody && admin)) [400, 413, 415].forEach((x) => s.add(x));
   if (op.query?.length) s.add(400);
   if (pattern.includes('/:app_key')) s.add(403);
-  if (/\/:(id|key)(\/|$)/.test(pattern)) s.add(404);
+  // Any path parameter but the signer's own app key names something that may not exist.
+  if (/\/:(?!app_key(\/|$))\w+/.test(pattern)) s.add(404);
   return [...s].filter((x) => Object.values(STATUS).includes(x)).sort((a, b) => a - b);
 }

@@ -27,7 +27,6 @@ export const OPERATIONS: Record<string, OperationDoc> = { ...CUSTOMER_OPERATIONS
 const PATH_PARAMS: Record<string, string> = {
   app_key: "the app's key; must be the signing app's",
   key: 'the app key',
-  visit_id: 'a visit id answered to this user in this app',
   file: 'a file of the explorer page',
   visit_id: 'a visit id Dwell answered for that user in this app',
 };
