@@ -81,7 +81,8 @@ test('registry create: uuid/major/minor required, a venue or a location, uuid lo
   bodyError(() => validateCreate({ uuid: UUID, major: 1, minor: 2, location: { lat: 91, long: 0 } }), '/location/lat');
   bodyError(() => validateCreate({ uuid: UUID, major: 1, minor: 2, location: [1, 2] }), '/location');
   bodyError(() => validateCreate({ uuid: UUID, major: 1, minor: 2, venue_id: 'n1', tag: 'x'.repeat(257) }), '/tag');
-  bodyError(() => validateCreate([]), '');
+  // Not an object at all: contract §5's invalid_json, saying what arrived.
+  assert.throws(() => validateCreate([]), (e: unknown) => e instanceof DwellError && e.code === 'invalid_json' && /got an array/.test(e.message));
 });
 
 test('registry update: absent keeps, blank deletes an optional field, blank identity is refused', () => {
