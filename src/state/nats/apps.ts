@@ -9,17 +9,17 @@ export function natsApps(kv: KV): AppsState {
     async all() {
       const out: AppRecord[] = [];
       for (const k of await keysOf(kv)) {
-        const rec = decode<AppRecord>(await guard(kv.get(k)));
+        const rec = decode<AppRecord>(await guard(() => kv.get(k)));
         if (rec) out.push(rec);
       }
       return out;
     },
-    get: async (appKey) => decode<AppRecord>(await guard(kv.get(appKey))),
-    async put(app) { await guard(kv.put(app.app_key, encode(app))); },
+    get: async (appKey) => decode<AppRecord>(await guard(() => kv.get(appKey))),
+    async put(app) { await guard(() => kv.put(app.app_key, encode(app))); },
     async remove(appKey) {
-      const e = await guard(kv.get(appKey));
+      const e = await guard(() => kv.get(appKey));
       if (!decode(e)) return false;
-      await guard(kv.delete(appKey));
+      await guard(() => kv.delete(appKey));
       return true;
     },
     watch(fn: Change<AppRecord>) {

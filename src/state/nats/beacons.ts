@@ -38,17 +38,17 @@ export function natsBeacons(kv: KV): BeaconsState {
   return {
     keyOf,
     async read(key) {
-      const e = await guard(kv.get(key));
+      const e = await guard(() => kv.get(key));
       return { rec: decode<StoredBeacon>(e), revision: e?.revision ?? 0 };
     },
-    create: (rec) => guard(kv.create(keyOf(rec), encode(rec))),
-    update: (rec, revision) => guard(kv.update(keyOf(rec), encode(rec), revision)),
+    create: (rec) => guard(() => kv.create(keyOf(rec), encode(rec))),
+    update: (rec, revision) => guard(() => kv.update(keyOf(rec), encode(rec), revision)),
     async remove(key, revision) {
-      await guard(kv.delete(key, revision === undefined ? {} : { previousSeq: revision }));
+      await guard(() => kv.delete(key, revision === undefined ? {} : { previousSeq: revision }));
     },
     keys: (app) => keysOf(kv, `${app}.>`),
     async lastRevision() {
-      return (await guard(kv.status())).streamInfo.state.last_seq;
+      return (await guard(() => kv.status())).streamInfo.state.last_seq;
     },
     watch: (fn) => follow(kv, (e) => fn(e.key, decode<StoredBeacon>(e), e.revision)),
   };

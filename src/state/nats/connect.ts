@@ -74,6 +74,35 @@ export function isTransient(err: unknown): boolean {
 }
 
 /**
+ * How long one call to the cluster keeps retrying an outage or an election before it gives up
+ * (then 503): a server lost takes the client a moment to reconnect to another and JetStream a few
+ * seconds to elect new leaders, and a request should ride that out rather than be refused
+ * (contract §8). Once the cluster has answered nothing for longer than this, calls fail at once
+ * instead (an outage, not a failover), so a request never waits this long more than once.
+ */
+export const RETRY_WINDOW_MS = 5_000;
+/** Since when calls of this thread have failed for an outage, with no answer since; 0 while the cluster answers. */
+let failingSince = 0;
+
+/** Runs `call`, again after a short wait while it fails for an outage or an election (see RETRY_WINDOW_MS). */
+export async function retrying<T>(call: () => Promise<T>, windowMs = RETRY_WINDOW_MS): Promise<T> {
+  const end = Date.now() + windowMs;
+  for (let wait = 50; ; wait = Math.min(wait * 2, 400)) {
+    try {
+      const out = await call();
+      failingSince = 0;
+      return out;
+    } catch (err) {
+      if (!isTransient(err)) { failingSince = 0; throw err; }
+      const now = Date.now();
+      failingSince ||= now;
+      if (now - failingSince > windowMs || now + wait > end) throw err;
+      await new Promise((r) => setTimeout(r, wait));
+    }
+  }
+}
+
+/**
  * What a failed call to the cluster means for the client: 503 `unavailable` with a Retry-After
  * for outages and elections (try again soon), anything else left as it was.
  */

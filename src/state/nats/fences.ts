@@ -15,11 +15,11 @@ const live = (rec: StoredGeofence | undefined, now: number) =>
 
 export function natsFences(kv: KV, now: () => number = Date.now): FencesState {
   const key = (app: string, id: string) => `${app}.${id}`;
-  const get = async (app: string, id: string) => decode<StoredGeofence>(await guard(kv.get(key(app, id))));
+  const get = async (app: string, id: string) => decode<StoredGeofence>(await guard(() => kv.get(key(app, id))));
   const scan = async (app: string) => {
     const out: StoredGeofence[] = [];
     for (const k of (await keysOf(kv, `${app}.*`)).sort()) {
-      const rec = decode<StoredGeofence>(await guard(kv.get(k)));
+      const rec = decode<StoredGeofence>(await guard(() => kv.get(k)));
       if (rec) out.push(rec);
     }
     return out;
@@ -38,15 +38,15 @@ export function natsFences(kv: KV, now: () => number = Date.now): FencesState {
       }
       return { items, next: null };
     },
-    async put(rec) { await guard(kv.put(key(rec.app_key, rec.id), encode(rec))); },
+    async put(rec) { await guard(() => kv.put(key(rec.app_key, rec.id), encode(rec))); },
     async update(app, id, fn) {
       for (let round = 0; round < MAX_ROUNDS; round++) {
-        const e = await guard(kv.get(key(app, id)));
+        const e = await guard(() => kv.get(key(app, id)));
         const old = live(decode<StoredGeofence>(e), now());
         const next = old && fn(old);
         if (!next) return undefined;
         try {
-          await guard(kv.update(key(app, id), encode(next), e!.revision));
+          await guard(() => kv.update(key(app, id), encode(next), e!.revision));
           return next;
         } catch (err) {
           if (!isConflict(err)) throw err;
@@ -55,10 +55,10 @@ export function natsFences(kv: KV, now: () => number = Date.now): FencesState {
       return undefined;
     },
     async remove(app, id) {
-      const e = await guard(kv.get(key(app, id)));
+      const e = await guard(() => kv.get(key(app, id)));
       if (!live(decode<StoredGeofence>(e), now())) return false;
       try {
-        await guard(kv.delete(key(app, id), { previousSeq: e!.revision }));
+        await guard(() => kv.delete(key(app, id), { previousSeq: e!.revision }));
         return true;
       } catch (err) {
         if (isConflict(err)) return false;
@@ -76,11 +76,11 @@ export function natsFences(kv: KV, now: () => number = Date.now): FencesState {
 export async function purgeExpiredFences(kv: KV, now = Date.now()): Promise<number> {
   let n = 0;
   for (const k of await keysOf(kv)) {
-    const e = await guard(kv.get(k));
+    const e = await guard(() => kv.get(k));
     const rec = decode<StoredGeofence>(e);
     if (!rec || rec.expires_at === null || Date.parse(rec.expires_at) > now) continue;
     try {
-      await guard(kv.delete(k, { previousSeq: e!.revision }));
+      await guard(() => kv.delete(k, { previousSeq: e!.revision }));
       n++;
     } catch (err) {
       if (!isConflict(err)) throw err;

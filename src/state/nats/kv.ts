@@ -6,10 +6,13 @@
 import type { KV, KvEntry, KvOptions } from '@nats-io/kv';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { log } from '../../log.js';
-import { unavailable, type NatsState } from './connect.js';
+import { retrying, unavailable, type NatsState } from './connect.js';
+
+/** How long opening a bucket may retry at start-up: a new three-server cluster can take seconds to place an R3 stream. */
+const OPEN_WINDOW_MS = 30_000;
 
 export async function bucket(ns: NatsState, name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
-  return guard(ns.kvm.create(name, { history: 1, replicas: ns.replicas, timeout: 2_000, ...opts }));
+  return guard(() => ns.kvm.create(name, { history: 1, replicas: ns.replicas, timeout: 2_000, ...opts }), OPEN_WINDOW_MS);
 }
 
 const utf8 = new TextEncoder();
@@ -31,10 +34,15 @@ export function isConflict(err: unknown): boolean {
   return /wrong last sequence|key exists/i.test(String((err as Error)?.message ?? err));
 }
 
-/** Awaits a cluster call; an outage becomes DwellError `unavailable` (503 with Retry-After). */
-export async function guard<T>(p: Promise<T>): Promise<T> {
+/**
+ * Awaits a cluster call; an outage becomes DwellError `unavailable` (503 with Retry-After). Given
+ * the call itself rather than its promise, it is retried through a failover first (connect.ts
+ * `retrying`): only calls that may run twice are given so (reads, puts, conditional writes whose
+ * repeat answers a conflict).
+ */
+export async function guard<T>(p: Promise<T> | (() => Promise<T>), windowMs?: number): Promise<T> {
   try {
-    return await p;
+    return await (typeof p === 'function' ? retrying(p, windowMs) : p);
   } catch (err) {
     if (isConflict(err)) throw err;
     throw unavailable(err);
@@ -44,7 +52,7 @@ export async function guard<T>(p: Promise<T>): Promise<T> {
 /** Every key of the bucket under `filter` (a NATS subject filter such as `app.>`). */
 export async function keysOf(kv: KV, filter = '>'): Promise<string[]> {
   const out: string[] = [];
-  for await (const k of await guard(kv.keys(filter))) out.push(k);
+  for await (const k of await guard(() => kv.keys(filter))) out.push(k);
   return out;
 }
 

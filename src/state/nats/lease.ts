@@ -16,16 +16,16 @@ export function natsLease(kv: KV, holder: string): LeaseState {
       try {
         const rev = held.get(name);
         if (rev !== undefined) {
-          held.set(name, await guard(kv.update(name, encode(holder), rev)));
+          held.set(name, await guard(() => kv.update(name, encode(holder), rev)));
           return true;
         }
-        const e = await guard(kv.get(name));
+        const e = await guard(() => kv.get(name));
         if (decode<string>(e) === holder) {
-          held.set(name, await guard(kv.update(name, encode(holder), e!.revision)));
+          held.set(name, await guard(() => kv.update(name, encode(holder), e!.revision)));
           return true;
         }
         if (decode(e) !== undefined) return false;
-        held.set(name, await guard(kv.create(name, encode(holder))));
+        held.set(name, await guard(() => kv.create(name, encode(holder))));
         return true;
       } catch (err) {
         held.delete(name);

@@ -15,7 +15,7 @@
 import { headers } from '@nats-io/transport-node';
 import type { Trigger } from '../../schemas/visit.js';
 import type { EntryState, ListedEntry, OutboxEntry, Removed, Results, TriggerQueue, TriggerStatus, EntryKey } from '../outbox-types.js';
-import { connectNats, unavailable, type NatsState } from './connect.js';
+import { connectNats, retrying, unavailable, type NatsState } from './connect.js';
 import { DeadLetters } from './dead-letters.js';
 import { OutboxClaims, type ClaimOptions } from './outbox-claims.js';
 import { scan, stateOf } from './outbox-scan.js';
@@ -54,7 +54,8 @@ export class NatsOutbox implements TriggerQueue {
   static async open(servers: readonly string[], opts: NatsOutboxOptions = {}): Promise<NatsOutbox> {
     const s = await connectNats(servers, { name: opts.name });
     try {
-      await ensureOutboxStreams(s.jsm, { replicas: s.replicas, ackWaitMs: opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS });
+      // A new three-server cluster can take seconds to place R3 streams: retried, as opening a bucket is (kv.ts).
+      await retrying(() => ensureOutboxStreams(s.jsm, { replicas: s.replicas, ackWaitMs: opts.ackWaitMs ?? DEFAULT_ACK_WAIT_MS }), 30_000);
     } catch (err) {
       await s.close();
       throw err;
@@ -69,8 +70,9 @@ export class NatsOutbox implements TriggerQueue {
         const h = headers();
         h.set(H.id, t.data.id);
         h.set(H.created, String(now));
-        // The trigger id as msgID: a publish repeated after a lost acknowledgement is stored once.
-        return this.s.js.publish(subjectOf('outbox', appKey, ownerOf(t)), JSON.stringify(t), { msgID: t.data.id, headers: h });
+        // The trigger id as msgID: a publish repeated after a lost acknowledgement (retried through a failover) is stored once.
+        const body = JSON.stringify(t);
+        return retrying(() => this.s.js.publish(subjectOf('outbox', appKey, ownerOf(t)), body, { msgID: t.data.id, headers: h }));
       }));
     } catch (err) {
       throw unavailable(err);

@@ -14,6 +14,8 @@ import { decode, encode, guard, isConflict, keysOf, token, untoken } from './kv.
 /** Writers racing for one user: each round lets at least one through, so this bound is never reached in practice. */
 const MAX_ROUNDS = 64;
 
+const sameBytes = (a: Uint8Array | undefined, b: Uint8Array) => a !== undefined && Buffer.from(a).equals(b);
+
 export function partitionOf(app: string, user: string, n: number): number {
   let h = 0x811c9dc5;
   const s = app + '\u0000' + user;
@@ -26,44 +28,47 @@ export function natsUsers(buckets: readonly KV[]): UsersState {
   return {
     async read(app, user) {
       const { kv, key } = at(app, user);
-      return decode<UserRecord>(await guard(kv.get(key)));
+      return decode<UserRecord>(await guard(() => kv.get(key)));
     },
     async modify<T>(app: string, user: string, step: (rec: UserRecord) => Step<T>): Promise<T> {
       const { kv, key } = at(app, user);
       for (let round = 0; round < MAX_ROUNDS; round++) {
-        const e = await guard(kv.get(key));
+        const e = await guard(() => kv.get(key));
         const stored = decode<UserRecord>(e);
         const out = step(stored ?? emptyRecord());
+        const bytes = out.record === null ? null : encode(out.record);
         try {
-          if (out.record === null) {
-            if (stored) await guard(kv.delete(key, { previousSeq: e!.revision }));
+          if (bytes === null) {
+            if (stored) await guard(() => kv.delete(key, { previousSeq: e!.revision }));
           } else if (e) {
-            await guard(kv.update(key, encode(out.record), e.revision));
+            await guard(() => kv.update(key, bytes, e.revision));
           } else {
-            await guard(kv.create(key, encode(out.record)));
+            await guard(() => kv.create(key, bytes));
           }
           return out.result;
         } catch (err) {
           if (!isConflict(err)) throw err;
+          // A write retried through a failover may have been stored the first time: then it is ours, not a lost race.
+          if (bytes && sameBytes((await guard(() => kv.get(key)))?.value, bytes)) return out.result;
         }
       }
       throw new DwellError('unavailable', 'too many concurrent updates of one user; try again shortly', undefined, 1);
     },
     async remove(app, user) {
       const { kv, key } = at(app, user);
-      if (!decode(await guard(kv.get(key)))) return false;
-      await guard(kv.delete(key));
+      if (!decode(await guard(() => kv.get(key)))) return false;
+      await guard(() => kv.delete(key));
       return true;
     },
     async sweep(cutoffMs) {
       let n = 0;
       for (const kv of buckets) {
         for (const k of await keysOf(kv)) {
-          const e = await guard(kv.get(k));
+          const e = await guard(() => kv.get(k));
           const rec = decode<UserRecord>(e);
           if (!rec || (rec.d ?? 0) >= cutoffMs) continue;
           try {
-            await guard(kv.delete(k, { previousSeq: e!.revision }));
+            await guard(() => kv.delete(k, { previousSeq: e!.revision }));
             n++;
           } catch (err) {
             if (!isConflict(err)) throw err; // written meanwhile: not idle
@@ -76,7 +81,7 @@ export function natsUsers(buckets: readonly KV[]): UsersState {
       const out: string[] = [];
       for (const kv of buckets) {
         for (const k of await keysOf(kv, `${app}.*`)) {
-          if (decode(await guard(kv.get(k)))) out.push(untoken(k.slice(app.length + 1)));
+          if (decode(await guard(() => kv.get(k)))) out.push(untoken(k.slice(app.length + 1)));
         }
       }
       return out;
