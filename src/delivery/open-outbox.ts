@@ -14,19 +14,3 @@ export async function openOutbox(state: StateTarget, dataDir: string, opts: { co
   return NatsOutbox.open(state.servers, { consume: opts.consume, statsMs: opts.consume ? 0 : undefined, name: opts.name });
 }
 
-/**
- * What src/privacy/* reads today (`outbox.index.*`, shaped like the LMDB outbox). For the
- * JetStream queue the same calls go to its subject purges; a user's export there needs
- * `userTriggers` (asynchronous), which privacy/export.ts does not call yet.
- */
-export function forPrivacy(q: TriggerQueue): Outbox {
-  if (q instanceof Outbox) return q;
-  const index = {
-    eraseUser: (app: string, user: string) => q.eraseUser(app, user),
-    deleteApp: (app: string, max?: number) => q.deleteApp(app, max),
-    purgeDead: (cutoff: number, max: number) => q.purgeDead(cutoff, max),
-    idsOf: () => [],
-    entry: () => undefined,
-  };
-  return { ...q, index } as unknown as Outbox;
-}

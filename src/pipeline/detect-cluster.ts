@@ -25,10 +25,11 @@ import type { DetectTask } from './task.js';
 import type { DetectOutcome, DetectResult } from '../schemas/detect-outcome.js';
 import { settle, tally } from './detect.js';
 
-interface Thread { kit: NatsKit; view: ClusterUserView; fences: FenceMirror; beacons: BeaconMirror }
-let thread: Promise<Thread> | null = null;
+export interface ClusterThread { kit: NatsKit; view: ClusterUserView; fences: FenceMirror; beacons: BeaconMirror }
+let thread: Promise<ClusterThread> | null = null;
 
-function open(servers: readonly string[]): Promise<Thread> {
+/** This thread's connection, learned values, fences and beacons: detect and explain share them. */
+export function clusterThread(servers: readonly string[]): Promise<ClusterThread> {
   thread ??= (async () => {
     const kit = await openNatsState(servers);
     const fences = new FenceMirror(kit.fences);
@@ -44,13 +45,14 @@ export async function detectClustered(task: DetectTask): Promise<DetectResult> {
   return settle(task, await outcome(task));
 }
 
-const isNew = (r: UserRecord) => Object.keys(r.h).length === 0 && r.r.length === 0 && !r.s && !r.v && !r.g;
+/** A record with nothing in it: detection runs as for a user never seen. */
+export const isNew = (r: UserRecord) => Object.keys(r.h).length === 0 && r.r.length === 0 && !r.s && !r.v && !r.g;
 
 async function outcome(task: DetectTask): Promise<DetectOutcome> {
   try {
     const body = parseJson(task.gzip ? inflateSync(task.body) : task.body);
     const valid = validateDetect(body, task.now);
-    const { kit, view, fences, beacons } = await open(task.cluster!);
+    const { kit, view, fences, beacons } = await clusterThread(task.cluster!);
     const b = valid.body;
     const app = task.app.app_key;
     const who = userOf(b);

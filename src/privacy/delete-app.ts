@@ -49,7 +49,7 @@ export async function deleteApp(apps: AppRegistry, s: PrivacyStores, app: string
 
   // In cluster mode this store is the cluster's registry (beacons/cluster-store.ts): gone for every node.
   if (s.beacons) out.beacons = await s.beacons.deleteApp(app);
-  for (let n: number; (n = await s.outbox.index.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
+  for (let n: number; (n = await s.outbox.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
   if (s.recent) out.recent_detections = await s.recent.deleteApp(app);
   if (s.cluster) {
     const c = await deleteClusterApp(s.cluster, app);

@@ -57,7 +57,7 @@ export async function eraseUsers(s: PrivacyStores, app: string, users: readonly 
       removeUserRecord(s, app, user, out);
       out.geofence_presence += removePresence(s, app, user);
     }
-    const t = await s.outbox.index.eraseUser(app, user);
+    const t = await s.outbox.eraseUser(app, user);
     out.pending_triggers += t.pending;
     out.dead_triggers += t.dead;
     if (s.recent) out.recent_detections += await s.recent.eraseUser(app, user);

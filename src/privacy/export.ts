@@ -24,16 +24,14 @@ export async function exportUser(s: PrivacyStores, app: string, user: string): P
   // Cluster mode keeps presence in the record (pipeline/detect-cluster.ts).
   const presence = s.cluster ? rec?.g : s.presence.get([app, user]);
   const triggers: Array<Record<string, unknown>> = [];
-  for (const id of s.outbox.index.idsOf(app, user)) {
-    const e = s.outbox.index.entry(app, id);
-    if (e) triggers.push({ ...e.state, trigger: e.trigger });
-  }
+  // Pending and dead, whichever node accepted them: the queue is the cluster's in cluster mode.
+  for (const e of await s.outbox.userTriggers(app, user)) triggers.push({ ...e.state, trigger: e.trigger });
   return {
     user,
     record: rec ? recordOut(rec) : null,
     geofence_presence: presence ? { inside_geofences: presence.inside, last_change_at: presence.last ? iso(presence.last) : null } : null,
     triggers,
-    recent_detections: s.recent?.ofUser(app, user) ?? [],
+    recent_detections: (await s.recent?.ofUser(app, user)) ?? [],
   };
 }
 

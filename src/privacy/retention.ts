@@ -125,7 +125,7 @@ export class RetentionSweeper {
         more ||= users === size || backfilled === size;
       }
       if (this.opts.deadRetentionMs > 0) {
-        const n = await this.s.outbox.index.purgeDead(now - this.opts.deadRetentionMs, size);
+        const n = await this.s.outbox.purgeDead(now - this.opts.deadRetentionMs, size);
         out.dead_triggers += n;
         read = Math.max(read, n);
         more ||= n === size;

@@ -1,7 +1,7 @@
 /** The privacy side of the server in one handle: its routes, the retention sweep, and a close for the drain. */
 import type { Config } from '../config.js';
 import type { AppRegistry } from '../apps/registry.js';
-import type { Outbox } from '../delivery/outbox.js';
+import type { TriggerQueue } from '../state/outbox-types.js';
 import type { GeofenceStore } from '../geofences/store.js';
 import type { BeaconStore } from '../beacons/store.js';
 import type { Metrics } from '../http/metrics.js';
@@ -14,7 +14,7 @@ import type { RecentDetections } from '../recent/types.js';
 import { log } from '../log.js';
 import { sweepClusterUsers, type ClusterPrivacy } from './cluster.js';
 
-export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: Outbox; geofences: GeofenceStore; beacons?: BeaconStore; metrics: Metrics; recent?: RecentDetections; cluster?: ClusterPrivacy; busy?: () => boolean }) {
+export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: TriggerQueue; geofences: GeofenceStore; beacons?: BeaconStore; metrics: Metrics; recent?: RecentDetections; cluster?: ClusterPrivacy; busy?: () => boolean }) {
   const userRetentionMs = config.userRetentionDays * DAY_MS;
   const stores = { ...openPrivacyStores(config.dataDir, deps.geofences, deps.outbox, slotFor(userRetentionMs)), recent: deps.recent, cluster: deps.cluster, beacons: deps.beacons };
   // Cluster mode: users are swept by the lease holder (cluster.ts), every quarter of the retention, at most once a minute.

@@ -10,7 +10,7 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
-import type { Outbox } from '../delivery/outbox.js';
+import type { TriggerQueue } from '../state/outbox-types.js';
 import type { Presence } from '../geofences/events.js';
 import { presenceDb } from '../geofences/presence.js';
 import type { GeofenceStore } from '../geofences/store.js';
@@ -23,7 +23,8 @@ export interface PrivacyStores {
   users: RootDatabase;
   presence: Database<Presence, [string, string]>;
   geofences: GeofenceStore;
-  outbox: Outbox;
+  /** The trigger queue, either engine's: its per-user and per-app operations (state/outbox-types.ts). */
+  outbox: TriggerQueue;
   /** The explorer's recent detections (recent/), when the server keeps them. */
   recent?: RecentDetections;
   /** Cluster mode: user records, learned values and fences are the cluster's (cluster.ts). */
@@ -33,7 +34,7 @@ export interface PrivacyStores {
 }
 
 /** Opens the users environment and records the touch slot width the workers will use. */
-export function openPrivacyStores(dataDir: string, geofences: GeofenceStore, outbox: Outbox, slotMs: number): PrivacyStores {
+export function openPrivacyStores(dataDir: string, geofences: GeofenceStore, outbox: TriggerQueue, slotMs: number): PrivacyStores {
   const dir = path.join(dataDir, 'users');
   fs.mkdirSync(dir, { recursive: true });
   // The options of openUserStore in the workers (users/store.ts, workers/detect.ts).

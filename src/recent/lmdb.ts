@@ -7,10 +7,10 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
-import { gunzipSync } from 'node:zlib';
 import { open, type RootDatabase } from 'lmdb';
 import { log } from '../log.js';
 import type { NewDetection, RecentDetail, RecentDetections, RecentLimits, RecentSummary } from './types.js';
+import { parsed } from './bytes.js';
 
 type Key = [string, string, number, number];
 interface Summary { u: string | null; k: 'structured' | 'unstructured'; r: string | null; t: RecentSummary['tally'] }
@@ -112,6 +112,14 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
     }
   }
 
+  function detail(app: string, id: string): RecentDetail | undefined {
+    const k = keyOf(app, id);
+    const s = k && fresh(k) ? (db.get(k) as Summary | undefined) : undefined;
+    const b = s ? (db.get(bytesKey(k!)) as Bytes | undefined) : undefined;
+    if (!s || !b) return undefined;
+    return { ...summaryOut(k!, s), request: parsed(b.b, b.g), answer: parsed(b.a, false) };
+  }
+
   return {
     sweep() {
       const now = Date.now();
@@ -131,18 +139,11 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
       }
       return out;
     },
-    get(app, id) {
-      const k = keyOf(app, id);
-      const s = k && fresh(k) ? (db.get(k) as Summary | undefined) : undefined;
-      const b = s ? (db.get(bytesKey(k!)) as Bytes | undefined) : undefined;
-      if (!s || !b) return undefined;
-      const text = (u: Uint8Array) => Buffer.from(u.buffer, u.byteOffset, u.byteLength).toString('utf8');
-      return { ...summaryOut(k!, s), request: JSON.parse(text(b.g ? gunzipSync(b.b) : b.b)), answer: JSON.parse(text(b.a)) };
-    },
+    get: detail,
     ofUser(app, user) {
       const out: RecentDetail[] = [];
       for (const { key, value } of db.getRange(range(app)) as Iterable<{ key: Key; value: Summary }>) {
-        const d = value.u === user && fresh(key) ? this.get(app, idOf(key)) : undefined;
+        const d = value.u === user && fresh(key) ? detail(app, idOf(key)) : undefined;
         if (d) out.push(d);
       }
       return out;

@@ -1,9 +1,13 @@
 /**
  * Recent detections (issue 19): per app, the last detect requests and what Dwell answered, for
  * the explorer (/ui). Bounded by count and age, off for the apps an operator opts out, erased
- * with the user and with the app (contract §7). Self-contained: one LMDB environment of its own
- * under the data directory (lmdb.ts); cluster mode keeps it per node.
+ * with the user and with the app (contract §7). Embedded: one LMDB environment of its own under
+ * the data directory (lmdb.ts); cluster mode: a JetStream stream every node shares
+ * (state/nats/recent.ts), so the explorer shows the same list through any node (contract §8).
+ * Reads answer at once from LMDB and asynchronously from the cluster.
  */
+
+type Maybe<T> = T | Promise<T>;
 
 export interface RecentLimits {
   /** Detections kept per app; 0 keeps none. */
@@ -49,10 +53,10 @@ export interface RecentDetections {
   /** Keeps one, later: returns at once (the write and the trimming happen off the request's turn). */
   record(app: string, d: NewDetection): void;
   /** Newest first, at most `limit`. */
-  list(app: string, limit: number): RecentSummary[];
-  get(app: string, id: string): RecentDetail | undefined;
+  list(app: string, limit: number): Maybe<RecentSummary[]>;
+  get(app: string, id: string): Maybe<RecentDetail | undefined>;
   /** The user's, oldest first, in full (contract §7, the right of access). */
-  ofUser(app: string, user: string): RecentDetail[];
+  ofUser(app: string, user: string): Maybe<RecentDetail[]>;
   /** Removes the user's (contract §7); answers how many. */
   eraseUser(app: string, user: string): Promise<number>;
   /** Removes all of the app's; answers how many. */

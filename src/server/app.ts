@@ -6,7 +6,7 @@ import type { Config } from '../config.js';
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import { AppRegistry } from '../apps/registry.js';
-import { forPrivacy, openOutbox } from '../delivery/open-outbox.js';
+import { openOutbox } from '../delivery/open-outbox.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
 import { openVenueSource } from '../venues/venue-source.js';
@@ -30,6 +30,7 @@ import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
 import { servedDocs } from '../docs/openapi-served.js';
 import { openRecent } from '../recent/lmdb.js';
+import { natsRecent } from '../state/nats/recent.js';
 import { explorerRoutes } from '../ui/routes.js';
 import { openCluster } from './cluster.js';
 import { backupMetrics } from '../ops/last-backup.js';
@@ -84,9 +85,9 @@ export async function startServer(config: Config): Promise<Server> {
   const signed = { apps, replays, limiter: new RateLimiter(config.rateLimit) };
   // The explorer's recent detections (recent/): kept by the detect route, erased by privacy/, shown by ui/.
   const recentAgeMs = config.recentDays * 86_400_000;
-  // Kept per node, so not in cluster mode: an erase through one node could not reach another's (contract §7).
-  const recentCount = config.state.kind === 'lmdb' ? config.recentCount : 0;
-  const recent = openRecent(config.dataDir, { count: recentCount, maxAgeMs: recentAgeMs, optOut: new Set(config.recentOptOut) });
+  const recentLimits = { count: config.recentCount, maxAgeMs: recentAgeMs, optOut: new Set(config.recentOptOut) };
+  // Cluster mode: the cluster's stream, so every node lists, erases and exports the same ones (contract §8).
+  const recent = cluster ? await natsRecent(cluster.kit.ns, recentLimits) : openRecent(config.dataDir, recentLimits);
   const recentSweep = setInterval(() => recent.sweep(), Math.max(1000, Math.min(60_000, recentAgeMs / 4 || 60_000))).unref();
   const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics, recent, cluster: cluster?.servers };
   const adminDeps = { apps, outbox, token: config.adminToken };
@@ -102,7 +103,8 @@ export async function startServer(config: Config): Promise<Server> {
     })
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
   const geofences = openGeofenceService(config.dataDir);
-  for (const [method, pattern, h] of geofenceRoutes({ store: cluster?.geofences ?? geofences.store })) {
+  const fenceApi = cluster?.geofences ?? geofences.store;
+  for (const [method, pattern, h] of geofenceRoutes({ store: fenceApi })) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
   const beacons = openBeaconService(config.dataDir, () => store, cluster?.beacons);
@@ -113,14 +115,14 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of feedback.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox: forPrivacy(outbox), geofences: geofences.store, beacons: beacons.store, metrics, recent, cluster: cluster?.privacy, busy: () => inflight > 0 });
+  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, beacons: beacons.store, metrics, recent, cluster: cluster?.privacy, busy: () => inflight > 0 });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
   for (const [method, pattern, h] of [...adminRoutes, ...privacy.adminRoutes]) {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
-  const explorer = { apps, recent, pool, geofences: geofences.store, store: () => store, dataDir: config.dataDir, token: config.adminToken, tiles: config.uiTiles };
+  const explorer = { apps, recent, pool, geofences: fenceApi, store: () => store, dataDir: config.dataDir, token: config.adminToken, tiles: config.uiTiles, cluster: cluster?.servers };
   for (const [method, pattern, h] of explorerRoutes(explorer)) router.add(method, pattern, h);
 
   // The API document of exactly the routes registered above, made on first request.

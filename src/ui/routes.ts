@@ -10,7 +10,7 @@ import { checkMediaType, isGzip } from '../http/json-body.js';
 import type { Exchange, Reply } from '../http/reply.js';
 import type { AppRegistry } from '../apps/registry.js';
 import { publicApp, type AppRecord } from '../schemas/app.js';
-import type { GeofenceStore } from '../geofences/store.js';
+import type { GeofenceApi } from '../geofences/routes.js';
 import { openStore, type StoreHandle } from '../venues/store.js';
 import type { RecentDetections } from '../recent/types.js';
 import type { DetectPool } from '../server/pool.js';
@@ -19,8 +19,10 @@ import { serveStatic } from './static.js';
 import { parseVenueQuery, searchVenues } from './venue-search.js';
 
 export interface ExplorerDeps {
-  apps: AppRegistry; recent: RecentDetections; pool: DetectPool; geofences: GeofenceStore;
+  apps: AppRegistry; recent: RecentDetections; pool: DetectPool; geofences: GeofenceApi;
   store: () => StoreHandle | null; dataDir: string; token: string; tiles: string;
+  /** Cluster mode: the NATS servers a detection reads user state from; an explanation reads the same. */
+  cluster?: readonly string[];
 }
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
@@ -64,14 +66,14 @@ export function explorerRoutes(deps: ExplorerDeps): Array<[string, string, Handl
     ['GET', '/ui', (ex) => open(ex, () => serveStatic(ex, 'index.html', deps.tiles))],
     ['GET', '/ui/:file', (ex, p) => open(ex, () => serveStatic(ex, p.file, deps.tiles))],
     ['GET', '/admin/apps', admin(deps, () => ({ status: 200, body: { apps: deps.apps.list().map(publicApp) } }))],
-    ['GET', '/admin/apps/:key/recent', admin(deps, (ex, p) => {
+    ['GET', '/admin/apps/:key/recent', admin(deps, async (ex, p) => {
       appOf(deps.apps, p.key);
-      const detections = deps.recent.list(p.key, limitOf(ex.query, 1000, 100));
+      const detections = await deps.recent.list(p.key, limitOf(ex.query, 1000, 100));
       return { status: 200, body: { app_key: p.key, kept: deps.recent.wants(p.key), count: detections.length, detections } };
     })],
-    ['GET', '/admin/apps/:key/recent/:id', admin(deps, (_ex, p) => {
+    ['GET', '/admin/apps/:key/recent/:id', admin(deps, async (_ex, p) => {
       appOf(deps.apps, p.key);
-      const d = deps.recent.get(p.key, p.id);
+      const d = await deps.recent.get(p.key, p.id);
       if (!d) throw new DwellError('not_found', `no recent detection ${JSON.stringify(p.id)} (gone past the count or age limit, or erased)`);
       return { status: 200, body: d };
     })],
@@ -79,15 +81,16 @@ export function explorerRoutes(deps: ExplorerDeps): Array<[string, string, Handl
       const app = appOf(deps.apps, p.key);
       const out = await deps.pool.explain({
         body: body!, gzip: isGzip(ex), app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
-        store: storeOf(deps), dataDir: deps.dataDir, now: Date.now(),
+        store: storeOf(deps), dataDir: deps.dataDir, cluster: deps.cluster, now: Date.now(),
       });
       if (!out.ok) throw DwellError.fromJSON(out.error);
       return { status: 200, body: { app_key: app.app_key, ...out.explanation } };
     }, MAX_SENT_BYTES)],
-    ['GET', '/admin/apps/:key/geofences', admin(deps, (ex, p) => {
+    ['GET', '/admin/apps/:key/geofences', admin(deps, async (ex, p) => {
       appOf(deps.apps, p.key);
       const after = new URLSearchParams(ex.query).get('cursor') ?? undefined;
-      const { items, next } = deps.geofences.list(p.key, { after, limit: limitOf(ex.query, 10_000, 1000) });
+      // The signed routes' store: the cluster's fences in cluster mode, as on every node.
+      const { items, next } = await deps.geofences.list(p.key, { after, limit: limitOf(ex.query, 10_000, 1000) });
       return { status: 200, body: { geofences: items, next_cursor: next } };
     })],
     ['GET', '/admin/venues', admin(deps, (ex) => {

@@ -117,3 +117,22 @@ test('a queued (postback) detection is kept with the visits it queued', async ()
   assert.equal(d.body.answer.data.length, 1);
   assert.ok(d.body.answer.data[0].visit.place_id, 'the visit as queued for delivery');
 });
+
+test('explain reads the app\'s registered beacons, as /v1/detect does', async () => {
+  const app = await createApp(dwell.url);
+  const uuid = 'f7826da6-4fa2-4e98-8024-bc5b71e0893e';
+  const created = await signed(dwell.url, app, `/v2/apps/${app.app_key}/beacons/create`, { uuid, major: 902, minor: 1, venue_id: 'n5765826653' });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  // A stay between two shops 6 m apart whose fixes alone cannot tell them apart (beacons-api.test.ts), the wine shop's beacon heard.
+  const data = Array.from({ length: 10 }, (_, i) => ({
+    timestamp: `2024-05-06T14:${String(10 + i).padStart(2, '0')}:00+02:00`,
+    location: { lat: 43.73289 + ((i % 3) - 1) * 0.00004, long: 7.41832 + ((i % 4) - 1.5) * 0.00004, accuracy: 15 + (i % 3) * 5 },
+    beacon_scan: [{ uuid, major: 902, minor: 1, rssi: -78, tx_power: -59 }],
+  }));
+  const body = { advertising_id: 'ad-beacon', events: [{ event_id: 'e1', type: 'visit', start_time: data[0].timestamp, end_time: data[9].timestamp, data }] };
+  const e = await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: JSON.stringify(body), headers: { 'content-type': 'application/json' } });
+  assert.equal(e.status, 200, JSON.stringify(e.body));
+  const detected = await signed(dwell.url, app, '/v1/detect', body);
+  assert.equal(detected.body.data[0].visit.place.venues[0].id, 'n5765826653', 'the beacon decides the detection');
+  assert.deepEqual(e.body.data, detected.body.data);
+});

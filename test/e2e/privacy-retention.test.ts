@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
+import type { Outbox } from '../../src/delivery/outbox.js';
 import type { PrivacyStores } from '../../src/privacy/stores.js';
 import { withPrivacyStores } from '../helpers/privacy-stores.js';
 import { RetentionSweeper } from '../../src/privacy/retention.js';
@@ -71,7 +72,7 @@ test('records written before the touch index get one as of the sweep, and go a r
 
 test('dead triggers go the retention after they died; pending ones and erased ones are handled', async () => {
   await withStores(async (s) => {
-    const { outbox } = s;
+    const outbox = s.outbox as Outbox; // the embedded queue: its user index is checked below
     await outbox.enqueue('app', [trigger('t1', 'ad-1'), trigger('t2', 'ad-2'), trigger('t3', 'ad-3')]);
     const claimed = outbox.claimDue([['app', 10]], Date.now() + 1);
     assert.equal(claimed.length, 3);
