@@ -86,6 +86,9 @@ export const flagName = (env: string) => '--' + env.replace(/^DWELL_/, '').toLow
 /** Every setting's flag without its dashes (`port`, `data-dir`, …): what `dwell serve` accepts. */
 export const settingFlags = (): string[] => Object.values(SETTINGS).map((s) => flagName(s.env).slice(2));
 
+/** Configs whose venue store was named (DWELL_VENUES or --venues), not defaulted: see `refuseVenuesInCluster`. */
+const venuesNamed = new WeakSet<Config>();
+
 export function loadConfig(flags: Record<string, string> = {}, env: NodeJS.ProcessEnv = process.env): Config {
   const out: Record<string, unknown> = {};
   for (const [key, s] of Object.entries(SETTINGS) as [string, Setting<unknown>][]) {
@@ -96,7 +99,19 @@ export function loadConfig(flags: Record<string, string> = {}, env: NodeJS.Proce
       throw new Error(`setting ${s.env} (${flagName(s.env)}): ${(err as Error).message}`);
     }
   }
-  return Object.freeze(out) as Config;
+  const config = Object.freeze(out) as Config;
+  if ((flags[flagName(SETTINGS.venues.env)] ?? env[SETTINGS.venues.env]) !== undefined) venuesNamed.add(config);
+  return config;
+}
+
+/**
+ * Contract §8: a cluster node serves the store published to the cluster, so a node started with
+ * both a NATS state and a venue store of its own refuses to start rather than ignore one of them.
+ * Checked by the server at start-up only: other commands (apps, import --publish) may run with both set.
+ */
+export function refuseVenuesInCluster(config: Config): void {
+  if (config.state.kind !== 'nats' || !venuesNamed.has(config)) return;
+  throw new Error(`setting ${SETTINGS.venues.env} (${flagName(SETTINGS.venues.env)}): a cluster node (DWELL_STATE=nats://…) serves the venue store published to the cluster, not ${config.venues}; publish it with \`dwell import <file> --out <dir> --publish <NATS URLs>\` and start the node without ${flagName(SETTINGS.venues.env)}`);
 }
 
 /** The settings table for `dwell --help` and the README. */

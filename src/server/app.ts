@@ -2,7 +2,7 @@
  * The HTTP shell: routes to handlers, health, readiness and metrics, and a SIGTERM
  * drain. No business logic lives here.
  */
-import type { Config } from '../config.js';
+import { refuseVenuesInCluster, type Config } from '../config.js';
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import { AppRegistry } from '../apps/registry.js';
@@ -45,6 +45,7 @@ export interface Server {
 }
 
 export async function startServer(config: Config): Promise<Server> {
+  refuseVenuesInCluster(config);
   const metrics = new Metrics();
   // Before any worker opens the users store: see drop-unscoped.ts.
   await dropUnscopedUsers(config.dataDir);

@@ -1,7 +1,8 @@
 /**
  * Cluster mode, venues (contract §8): `dwell import … --publish <NATS URLs>` makes a store
  * available to every node; a node in cluster mode is not ready until it has fetched one, serves
- * it once it has, and switches to a newly published one without a restart. Real `dwell`
+ * it once it has, and switches to a newly published one without a restart; started with a store
+ * of its own as well (`--venues`), it refuses to start and names `dwell import … --publish`. Real `dwell`
  * processes and a real nats-server started here.
  */
 import { test, after, before } from 'node:test';
@@ -10,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLI, startDwell, tempDir, type Running } from '../helpers/server.js';
+import { CLI, ROOT, startDwell, tempDir, type Running } from '../helpers/server.js';
 import { createApp, signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { startNatsCluster, type NatsCluster } from '../helpers/nats-server.js';
@@ -70,4 +71,20 @@ test('a new node is not ready until a store is published; then it serves it, and
   assert.equal(now.status, 200);
   assert.equal(now.body.venues, 5);
   assert.equal(node.proc.exitCode, null, 'the same process: no restart');
+});
+
+test('a node given a venue store of its own as well as the cluster refuses to start, naming dwell import … --publish', async () => {
+  for (const [args, env] of [[['--venues', join(ROOT, 'data', 'monaco')], {}], [[], { DWELL_VENUES: join(ROOT, 'data', 'monaco') }]] as const) {
+    const p = spawn(process.execPath, [CLI, 'serve', '--state', nats.urls, ...args], {
+      env: { ...process.env, PORT: '0', DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: tempDir(), DWELL_ADMIN_TOKEN: 'x', ...env }, stdio: ['ignore', 'ignore', 'pipe'],
+    });
+    let stderr = '';
+    // Listening means it started: stopped at once, and the test fails on its exit code below.
+    p.stderr!.on('data', (c: Buffer) => { stderr += c; if (stderr.includes('"msg":"listening"')) p.kill('SIGKILL'); });
+    const code = await new Promise<number | null>((resolve) => p.once('exit', resolve));
+    assert.notEqual(code, 0, stderr);
+    assert.match(stderr, /DWELL_VENUES \(--venues\)/);
+    assert.match(stderr, /dwell import .* --publish/);
+    assert.doesNotMatch(stderr, /"msg":"listening"/);
+  }
 });
