@@ -18,12 +18,25 @@
  * reaches into detection: a visit's venue, once the user names it, teaches what detection learns
  * (contract §10); no feature imports feedback/.
  *
+ * Worker threads are started by URL (`new Worker(new URL('../../workers/x.js', import.meta.url))`),
+ * which no import shows; the module that starts one names its entry point as a type
+ * (`export type * as …Entry from '../../workers/x.js'`), so the rule follows that edge like any
+ * other and finds a cycle through a thread. Only those starters may point at workers/
+ * (THREAD_STARTERS), each at its own thread.
+ *
  * client/ is what customers' servers install (`dwell/client`): it runs in their process, so it
  * imports only the signing and the schemas' types, never the service's state, logs or config.
  */
 const SHELL = '^(src/(server|pipeline|docs|ui|ops)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
 const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|recent|beacons|feedback)/';
 const STATE = '^src/(users|learned|state)/';
+/** Module that starts a worker thread → the entry point it starts. */
+const THREAD_STARTERS = {
+  'src/privacy/sweep-thread\\.ts$': '^workers/sweep\\.ts$',
+  'src/server/pool\\.ts$': '^workers/detect\\.ts$',
+  'src/delivery/service\\.ts$': '^workers/delivery\\.ts$',
+};
+const STARTER = `^(${Object.keys(THREAD_STARTERS).join('|')})`;
 const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|log-[a-z-]+|config|data-dir-lock|signing|cache-budget)\\.ts$)';
 
 module.exports = {
@@ -40,8 +53,22 @@ module.exports = {
       severity: 'error',
       comment: 'Features are used by the shell and never use it: move what both need down to core.',
       from: { path: FEATURES },
-      to: { path: SHELL },
+      to: { path: SHELL, pathNot: '^workers/' },
     },
+    {
+      name: 'only-thread-starters-point-at-workers',
+      severity: 'error',
+      comment: 'workers/ are thread entry points: only the module that starts a thread names it, and only its own.',
+      from: { path: '^src/', pathNot: STARTER },
+      to: { path: '^workers/' },
+    },
+    ...Object.entries(THREAD_STARTERS).map(([from, entry]) => ({
+      name: 'a-starter-names-its-own-thread',
+      severity: 'error',
+      comment: 'A starter names the entry point of the thread it starts, no other.',
+      from: { path: `^${from}` },
+      to: { path: '^workers/', pathNot: entry },
+    })),
     {
       name: 'no-upward-from-state',
       severity: 'error',
@@ -87,9 +114,9 @@ module.exports = {
     {
       name: 'src-imports-no-entry-points-benches-or-tests',
       severity: 'error',
-      comment: 'workers/ are thread entry points, bench/ and test/ use src/; src/ never uses them.',
+      comment: 'bench/ and test/ use src/; src/ never uses them (workers/: see only-thread-starters-point-at-workers).',
       from: { path: '^src/' },
-      to: { path: '^(workers|bench|test)/' },
+      to: { path: '^(bench|test)/' },
     },
     {
       name: 'every-module-in-a-layer',

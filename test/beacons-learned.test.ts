@@ -4,7 +4,7 @@
  * registered, heard loud in confident visits to the clothes shop and faint in confident visits
  * to the wine shop. Later, a stay between the two that hears it loud goes to the clothes shop,
  * faint to the wine shop; another app, which taught nothing, answers as if it heard nothing.
- * Cluster mode's view (users/cluster-view.ts) teaches through the same LearnedState merges.
+ * Cluster mode's view (state/user-view.ts) teaches through the same LearnedState merges.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +14,7 @@ import { detectStructured } from '../src/detect/index.js';
 import type { StructuredRequest } from '../src/schemas/detect-request.js';
 import type { BeaconView, StoredBeacon } from '../src/schemas/beacon.js';
 import { viewOf } from '../src/beacons/lookup.js';
-import { ClusterUserView } from '../src/users/cluster-view.js';
+import { ClusterUserView } from '../src/state/user-view.js';
 import { lmdbLearned } from '../src/state/lmdb/learned.js';
 import { context } from './detect-helpers.js';
 

@@ -8,7 +8,7 @@ import { Outbox } from '../src/delivery/outbox.js';
 import { GeofenceStore } from '../src/geofences/store.js';
 import { openPrivacyStores } from '../src/privacy/stores.js';
 import { RetentionSweeper } from '../src/privacy/retention.js';
-import type { FromSweep, SweepThreadInit, ToSweep } from '../src/privacy/sweep-thread.js';
+import type { FromSweep, SweepThreadInit, ToSweep } from '../src/privacy/sweep-messages.js';
 import { log, setLogLevel } from '../src/log.js';
 
 const port = parentPort!;

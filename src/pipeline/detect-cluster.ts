@@ -1,7 +1,7 @@
 /**
  * One detection in cluster mode (contract §8): the same pure detection as detect.ts, run as
  * read → detect → write-with-revision against the cluster's user state, again on a conflict
- * (users/cluster-view.ts says how detection's synchronous reads and writes are served). Geofence
+ * (state/user-view.ts says how detection's synchronous reads and writes are served). Geofence
  * presence lives in the user's record here, so one conditional write covers visits, stream state
  * and presence. Each worker thread keeps its own NATS connection, learned values, fences and beacons.
  */
@@ -14,7 +14,7 @@ import { openStore } from '../venues/store.js';
 import { estimateAddress } from '../venues/address.js';
 import { DEFAULT_PARAMS, detectStructured, detectUnstructured, type DetectContext } from '../detect/index.js';
 import { deviceIdOf, userOf } from '../users/identity.js';
-import { ClusterUserView } from '../users/cluster-view.js';
+import { ClusterUserView } from '../state/user-view.js';
 import type { UserRecord } from '../users/records.js';
 import { openNatsState, type NatsKit } from '../state/nats/kit.js';
 import { FenceMirror } from '../geofences/mirror.js';

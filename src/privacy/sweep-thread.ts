@@ -18,23 +18,11 @@ import type { SweepCounts } from './retention.js';
 
 const WORKER_URL = new URL('../../workers/sweep.js', import.meta.url);
 
-/** What the thread is started with (workerData). */
-export interface SweepThreadInit {
-  dataDir: string;
-  userRetentionMs: number;
-  deadRetentionMs: number;
-  intervalMs: number;
-  /** The touch slot width, as openPrivacyStores records it. */
-  slotMs: number;
-  /** Int32Array[0]: requests in flight, written by the HTTP thread only. */
-  inflight: SharedArrayBuffer;
-  /** Added to the thread's clock, ms: tests age the data instead of waiting (a function cannot cross threads). */
-  clockOffsetMs?: number;
-  logLevel?: 'debug' | 'info' | 'warn' | 'error';
-}
+import type { FromSweep, SweepThreadInit, ToSweep } from './sweep-messages.js';
 
-export type FromSweep = { type: 'started' } | { type: 'removed'; counts: SweepCounts } | { type: 'stopped' };
-export type ToSweep = { type: 'stop' };
+export type { FromSweep, SweepThreadInit, ToSweep } from './sweep-messages.js';
+/** The thread's entry point, named as a type so the dependency rule follows it (it is loaded by URL below). */
+export type * as SweepEntry from '../../workers/sweep.js';
 
 export interface SweepThread {
   /** A request starts and ends (the HTTP thread, around every request). */

@@ -3,7 +3,7 @@
  * the explorer (/ui). Bounded by count and age, off for the apps an operator opts out, erased
  * with the user and with the app (contract §7). Embedded: one LMDB environment of its own under
  * the data directory (lmdb.ts); cluster mode: a JetStream stream every node shares
- * (state/nats/recent.ts), so the explorer shows the same list through any node (contract §8).
+ * (nats.ts), so the explorer shows the same list through any node (contract §8).
  * Reads answer at once from LMDB and asynchronously from the cluster.
  */
 

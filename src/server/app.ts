@@ -30,8 +30,9 @@ import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
 import { servedDocs } from '../docs/openapi-served.js';
 import { openRecent } from '../recent/lmdb.js';
-import { natsRecent } from '../state/nats/recent.js';
+import { natsRecent } from '../recent/nats.js';
 import { explorerRoutes } from '../ui/routes.js';
+import type { ExplainTask } from '../pipeline/explain.js';
 import { openCluster } from './cluster.js';
 import { backupMetrics } from '../ops/last-backup.js';
 import { openFeedback } from '../feedback/service.js';
@@ -123,7 +124,10 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of [...adminRoutes, ...privacy.adminRoutes]) {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
-  const explorer = { apps, recent, pool, geofences: fenceApi, store: () => store, dataDir: config.dataDir, token: config.adminToken, tiles: config.uiTiles, cluster: cluster?.servers };
+  const explorer = {
+    apps, recent, geofences: fenceApi, explain: (task: ExplainTask) => pool.explain(task), checkAdmin: (ex: Exchange) => checkBearer(ex, config.adminToken),
+    store: () => store, dataDir: config.dataDir, tiles: config.uiTiles, cluster: cluster?.servers,
+  };
   for (const [method, pattern, h] of explorerRoutes(explorer)) router.add(method, pattern, h);
 
   // The API document of exactly the routes registered above, made on first request.

@@ -13,14 +13,17 @@ import { publicApp, type AppRecord } from '../schemas/app.js';
 import type { GeofenceApi } from '../geofences/routes.js';
 import { openStore, type StoreHandle } from '../venues/store.js';
 import type { RecentDetections } from '../recent/types.js';
-import type { DetectPool } from '../server/pool.js';
-import { checkBearer } from '../server/admin.js';
+import type { ExplainResult, ExplainTask } from '../pipeline/explain.js';
 import { serveStatic } from './static.js';
 import { parseVenueQuery, searchVenues } from './venue-search.js';
 
 export interface ExplorerDeps {
-  apps: AppRegistry; recent: RecentDetections; pool: DetectPool; geofences: GeofenceApi;
-  store: () => StoreHandle | null; dataDir: string; token: string; tiles: string;
+  apps: AppRegistry; recent: RecentDetections; geofences: GeofenceApi;
+  /** Runs an explanation in a detection worker (server/pool.ts), handed in so the explorer does not import the server. */
+  explain: (task: ExplainTask) => Promise<ExplainResult>;
+  /** Throws unless the request carries the admin token (server/admin.ts checkBearer). */
+  checkAdmin: (ex: Exchange) => void;
+  store: () => StoreHandle | null; dataDir: string; tiles: string;
   /** Cluster mode: the NATS servers a detection reads user state from; an explanation reads the same. */
   cluster?: readonly string[];
 }
@@ -31,7 +34,7 @@ type Call = (ex: Exchange, params: Record<string, string>, body: Buffer | null) 
 /** Bearer first, then the body (attached synchronously, as uWS wants), then the call. */
 const admin = (deps: ExplorerDeps, call: Call, bodyLimit = 0): Handler => (ex, params) => {
   try {
-    checkBearer(ex, deps.token);
+    deps.checkAdmin(ex);
     if (bodyLimit) checkMediaType(ex); // contract §5: refused before the body is read
   } catch (err) {
     return ex.fail(err);
@@ -79,7 +82,7 @@ export function explorerRoutes(deps: ExplorerDeps): Array<[string, string, Handl
     })],
     ['POST', '/admin/apps/:key/explain', admin(deps, async (ex, p, body) => {
       const app = appOf(deps.apps, p.key);
-      const out = await deps.pool.explain({
+      const out = await deps.explain({
         body: body!, gzip: isGzip(ex), app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
         store: storeOf(deps), dataDir: deps.dataDir, cluster: deps.cluster, now: Date.now(),
       });

@@ -11,11 +11,11 @@
  * thread's counts every few stays and key their tables by this object, so it lives as long as
  * the thread; their merges are additions and are sent with the next request's writes.
  */
-import type { LearnedState } from '../state/types.js';
+import type { LearnedState } from './types.js';
 import { beaconWith, flatSparse, placedAt, pooledWith, priorsPlus, sparsePlus, type ApObservation } from '../learned/tables.js';
 import type { ApPlace, HeardBeacon, PooledAp } from '../learned/shapes.js';
-import { emptyRecord, type UserRecord } from './records.js';
-import type { UserStore, UserUpdate } from './store.js';
+import { emptyRecord, type UserRecord } from '../users/records.js';
+import type { UserStore, UserUpdate } from '../users/store.js';
 
 type Write = () => Promise<void>;
 

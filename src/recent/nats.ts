@@ -12,12 +12,12 @@
  */
 import { headers, nanos, type MsgHdrs } from '@nats-io/transport-node';
 import { RetentionPolicy, StorageType, type StoredMsg } from '@nats-io/jetstream';
-import { log } from '../../log.js';
-import type { NewDetection, RecentDetail, RecentDetections, RecentLimits, RecentSummary } from '../../recent/types.js';
-import { parsed } from '../../recent/bytes.js';
-import { retrying, unavailable, type NatsState } from './connect.js';
-import { scan } from './outbox-scan.js';
-import { appToken } from './outbox-subjects.js';
+import { log } from '../log.js';
+import type { NewDetection, RecentDetail, RecentDetections, RecentLimits, RecentSummary } from './types.js';
+import { parsed } from './bytes.js';
+import { retrying, unavailable, type NatsState } from '../state/nats/connect.js';
+import { scan } from '../state/nats/outbox-scan.js';
+import { appToken } from '../state/nats/outbox-subjects.js';
 
 export const RECENT_STREAM = 'DWELL_RECENT';
 const subjectOf = (app: string) => `dwell.recent.${appToken(app)}`;

@@ -1,0 +1,23 @@
+/**
+ * What crosses between the HTTP thread (sweep-thread.ts) and the retention sweep's thread
+ * (workers/sweep.ts): kept apart from both so neither imports the other.
+ */
+import type { SweepCounts } from './retention.js';
+
+/** What the thread is started with (workerData). */
+export interface SweepThreadInit {
+  dataDir: string;
+  userRetentionMs: number;
+  deadRetentionMs: number;
+  intervalMs: number;
+  /** The touch slot width, as openPrivacyStores records it. */
+  slotMs: number;
+  /** Int32Array[0]: requests in flight, written by the HTTP thread only. */
+  inflight: SharedArrayBuffer;
+  /** Added to the thread's clock, ms: tests age the data instead of waiting (a function cannot cross threads). */
+  clockOffsetMs?: number;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+export type FromSweep = { type: 'started' } | { type: 'removed'; counts: SweepCounts } | { type: 'stopped' };
+export type ToSweep = { type: 'stop' };
