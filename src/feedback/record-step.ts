@@ -11,7 +11,7 @@ import type { UserRecord } from '../users/records.js';
 import type { UserStore } from '../users/store.js';
 import type { Versions } from '../learned/cache.js';
 import { openUserStore } from '../users/store.js';
-import { ClusterUserView } from '../users/cluster-view.js';
+import { ClusterUserView } from '../state/user-view.js';
 import type { LearnedState, UsersState } from '../state/types.js';
 import type { ApObservation } from '../learned/tables.js';
 
