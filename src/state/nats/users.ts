@@ -14,8 +14,6 @@ import { decode, encode, guard, isConflict, keysOf, token, untoken } from './kv.
 /** Writers racing for one user: each round lets at least one through, so this bound is never reached in practice. */
 const MAX_ROUNDS = 64;
 
-const sameBytes = (a: Uint8Array | undefined, b: Uint8Array) => a !== undefined && Buffer.from(a).equals(b);
-
 export function partitionOf(app: string, user: string, n: number): number {
   let h = 0x811c9dc5;
   const s = app + '\u0000' + user;
@@ -47,9 +45,10 @@ export function natsUsers(buckets: readonly KV[]): UsersState {
           }
           return out.result;
         } catch (err) {
+          // Lost a race: read again and run the step again. (A write retried through a failover
+          // whose first try was stored after all also lands here and runs once more: rare, and
+          // telling it from a race by the stored bytes would lose real updates that match.)
           if (!isConflict(err)) throw err;
-          // A write retried through a failover may have been stored the first time: then it is ours, not a lost race.
-          if (bytes && sameBytes((await guard(() => kv.get(key)))?.value, bytes)) return out.result;
         }
       }
       throw new DwellError('unavailable', 'too many concurrent updates of one user; try again shortly', undefined, 1);
