@@ -5,7 +5,7 @@
  *   shell     src/server/, src/pipeline/, src/ui/ (the explorer), src/ops/ (backup, restore, data format), workers/, src/cli*.ts, src/docs/, src/index.ts
  *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/, src/beacons/, src/feedback/
  *   state     src/users/, src/learned/, src/state/
- *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/errors.ts, src/log.ts, src/log-*.ts, src/signing.ts,
+ *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/secrets/, src/errors.ts, src/log.ts, src/log-*.ts, src/signing.ts,
  *             src/config.ts, src/data-dir-lock.ts, src/cache-budget.ts, src/client/
  *
  * A feature imports another feature only when it is venues/ or apps/: those two are the
@@ -37,7 +37,7 @@ const THREAD_STARTERS = {
   'src/delivery/service\\.ts$': '^workers/delivery\\.ts$',
 };
 const STARTER = `^(${Object.keys(THREAD_STARTERS).join('|')})`;
-const CORE = '^src/((schemas|http|net|geo|time|client)/|(errors|log|log-[a-z-]+|config|data-dir-lock|signing|cache-budget)\\.ts$)';
+const CORE = '^src/((schemas|http|net|geo|time|secrets|client)/|(errors|log|log-[a-z-]+|config|data-dir-lock|signing|cache-budget)\\.ts$)';
 
 module.exports = {
   forbidden: [

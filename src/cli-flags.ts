@@ -67,6 +67,15 @@ const COMMANDS: Record<string, Command> = {
       force: { doc: 'restore: replace the stores of a data directory that is not empty' },
     },
   },
+  'secrets rotate-key': {
+    args: [],
+    flags: {
+      'old-key': { value: 'KEY', doc: 'rotate-key: the key the secrets are sealed with now (base64)', required: true },
+      'new-key': { value: 'KEY', doc: 'rotate-key: the key to seal them with (base64, `openssl rand -base64 32`)', required: true },
+      'data-dir': { value: 'DIR', doc: 'the data directory (default $DWELL_DATA_DIR, else ./var)' },
+      state: { value: 'STATE', doc: 'where the state lives (default $DWELL_STATE): backup says what to back up in a cluster; rotate-key re-seals a running cluster\'s apps' },
+    },
+  },
 };
 
 const HELP: Flag = { doc: 'this text' };
@@ -75,7 +84,7 @@ export interface CommandLine { command: string; values: Record<string, string | 
 
 /** `argv` without node and the script. `help` (also bare, `-h`, `--help` anywhere) asks for usage(). */
 export function parseCommandLine(argv: string[]): CommandLine {
-  const words = argv[0] === 'apps' ? 2 : 1;
+  const words = argv[0] === 'apps' || argv[0] === 'secrets' ? 2 : 1;
   const command = argv.slice(0, words).join(' ');
   if (argv.length === 0 || ['help', '--help', '-h'].includes(command)) return { command: 'help', values: {}, positionals: [] };
   const c = COMMANDS[command];

@@ -1,6 +1,6 @@
 #!/usr/bin/env node
 /**
- * The `dwell` command: serve | import | apps | backup | restore. Settings come from the environment or the same
+ * The `dwell` command: serve | import | apps | backup | restore | secrets. Settings come from the environment or the same
  * names as flags (see `dwell help`).
  */
 import { loadConfig } from './config.js';
@@ -66,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
       process.stdout.write(JSON.stringify({ restored: config.dataDir, from: positionals[0], ...summary }, null, 2) + '\n');
       return 0;
     }
+    case 'secrets rotate-key':
+      return (await import('./cli-secrets.js')).rotateKey(values);
     case 'help':
       process.stdout.write(usage());
       return 0;

@@ -7,6 +7,7 @@ import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
 import { DEFAULT_CACHE_MB } from './cache-budget.js';
+import { checkKeyText } from './secrets/key.js';
 
 export const PACKAGE_ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -60,6 +61,9 @@ const SETTINGS = {
   exportWindowMs: { env: 'DWELL_EXPORT_WINDOW_MS', doc: 'a bucket batch closes this long after its oldest trigger', parse: int(100, 3_600_000), fallback: () => 30_000 },
   exportMaxBytes: { env: 'DWELL_EXPORT_MAX_BYTES', doc: '... or at this many bytes of JSON lines', parse: int(1024, 1_000_000_000), fallback: () => 5_000_000 },
   exportUploadTimeoutMs: { env: 'DWELL_EXPORT_UPLOAD_TIMEOUT_MS', doc: 'deadline of one bucket upload', parse: int(1000, 600_000), fallback: () => 30_000 },
+  secretKey: { env: 'DWELL_SECRET_KEY', doc: 'the operator\'s key (32 random bytes, base64: `openssl rand -base64 32`) that seals app secrets and bucket credentials in every store; never stored by Dwell, keep it apart from the data (unset: they are stored in clear)', parse: checkKeyText, fallback: () => '' },
+  secretKeyFile: { env: 'DWELL_SECRET_KEY_FILE', doc: 'a file holding DWELL_SECRET_KEY instead (a mounted secret)', parse: (raw: string) => (raw === '' ? '' : path.resolve(raw)), fallback: () => '' },
+  secretKeyOld: { env: 'DWELL_SECRET_KEY_OLD', doc: 'while the key is rotated: the previous key, still opened, never sealed with (see `dwell secrets rotate-key`)', parse: checkKeyText, fallback: () => '' },
   secretGraceS: { env: 'DWELL_SECRET_GRACE_S', doc: 'seconds an old app secret keeps working after rotate-secret', parse: int(0, 31_536_000), fallback: () => 86_400 },
   userRetentionDays: { env: 'DWELL_USER_RETENTION_DAYS', doc: 'a user\'s history, open stay and geofence presence are deleted this long after their last request (fractions allowed; 0: kept until erased)', parse: days, fallback: () => 365 },
   deadRetentionDays: { env: 'DWELL_DEAD_RETENTION_DAYS', doc: 'dead triggers are deleted this long after they were given up on (fractions allowed; 0: kept until replayed)', parse: days, fallback: () => 30 },
@@ -131,6 +135,9 @@ const DEFAULT_TEXT: { readonly [K in keyof Settings]?: string } = {
   metricsPort: 'none',
   recentOptOut: 'none',
   uiTiles: 'none',
+  secretKey: 'none',
+  secretKeyFile: 'none',
+  secretKeyOld: 'none',
 };
 
 /** The settings as a Markdown table (variable, flag, default, meaning): the README's, kept equal to it by test/docs-settings. */

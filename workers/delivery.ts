@@ -8,6 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { AppSettings } from '../src/delivery/app-settings.js';
 import { openOutbox } from '../src/delivery/open-outbox.js';
+import { Keyring } from '../src/secrets/keyring.js';
 import { postbackSender } from '../src/delivery/postback/index.js';
 import { bucketExporter } from '../src/delivery/bucket/index.js';
 import { NODE_ID } from '../src/delivery/bucket/node-id.js';
@@ -28,7 +29,7 @@ if (init.logLevel) setLogLevel(init.logLevel);
 const ctx: WorkerContext = {
   init,
   outbox: await openOutbox(init.state, init.dataDir, { consume: true, name: 'dwell-delivery' }),
-  apps: new AppSettings(init.dataDir),
+  apps: new AppSettings(init.dataDir, Keyring.fromShared(init.keys)),
   metrics: new WorkerMetrics((m: FromWorker) => port.postMessage(m)),
 };
 const senders = SENDERS.map((make) => make(ctx));

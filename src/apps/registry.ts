@@ -6,6 +6,10 @@
  * In cluster mode (`shared`, contract §8) the source of truth is the cluster's apps state, which
  * every node watches: the Map and the local LMDB follow it (the delivery worker keeps reading
  * apps from the local LMDB, so it sees an app created on any node).
+ *
+ * With DWELL_SECRET_KEY, every store holds secrets and bucket credentials sealed (secrets/): the
+ * Map holds the clear record, the stores the sealed one; a node opens its stores through
+ * `embedded` or `shared`, which check the key and seal what is still clear before anything is read.
  */
 import { randomBytes } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
@@ -14,6 +18,17 @@ import type { AppRecord, CreateApp, Delivery, UpdateApp } from '../schemas/app.j
 import { checkDelivery } from './delivery-rules.js';
 import { openAppsDb } from './apps-db.js';
 import type { AppsState } from '../state/types.js';
+import { dropAppsDb, unlockAppsDb } from '../state/lmdb/apps-sealed.js';
+import { Keyring } from '../secrets/keyring.js';
+import { unlock, type SealedStore } from '../secrets/unlock.js';
+import { AppVault } from './vault.js';
+
+export interface RegistryOptions {
+  secretGraceS: number;
+  allowPrivate: boolean;
+  /** The operator's keys (DWELL_SECRET_KEY): given, open the registry with `embedded` or `shared`. */
+  keyring?: Keyring;
+}
 
 export const DEFAULT_CONFIRM_DWELL_S = 300;
 
@@ -22,26 +37,55 @@ export class AppRegistry {
   private readonly db: Database<AppRecord, string>;
   private readonly cache = new Map<string, AppRecord>();
 
+  private vault: AppVault;
   private stopWatch: () => void = () => {};
 
-  constructor(dataDir: string, private readonly opts: { secretGraceS: number; allowPrivate: boolean }, private readonly shared?: AppsState) {
+  constructor(dataDir: string, private readonly opts: RegistryOptions, private readonly shared?: AppsState) {
     ({ root: this.root, db: this.db } = openAppsDb(dataDir));
-    if (!shared) for (const { key, value } of this.db.getRange()) this.cache.set(key, value);
+    this.vault = new AppVault(opts.keyring ?? new Keyring([]), undefined);
+    if (!shared && !opts.keyring) this.load();
   }
 
-  /** The registry of a cluster node: every app of the cluster, then every change any node makes. */
-  static async shared(dataDir: string, opts: { secretGraceS: number; allowPrivate: boolean }, shared: AppsState): Promise<AppRegistry> {
-    const r = new AppRegistry(dataDir, opts, shared);
-    const all = await shared.all();
-    await r.root.transaction(() => {
-      for (const key of r.db.getKeys()) r.db.remove(key);
-      for (const app of all) r.db.put(app.app_key, app);
-    });
-    for (const app of all) r.cache.set(app.app_key, app);
-    r.stopWatch = shared.watch((key, app) => {
-      if (app) { r.cache.set(key, app); void r.db.put(key, app); } else { r.cache.delete(key); void r.db.remove(key); }
+  /** The registry of the embedded mode: the key checked, clear secrets sealed, then every app read. */
+  static async embedded(dataDir: string, opts: RegistryOptions): Promise<AppRegistry> {
+    const ring = opts.keyring ?? new Keyring([]);
+    // The embedded node's key changes only at start: it seals with the key it opened with.
+    const { sealWith } = await unlockAppsDb(dataDir, ring);
+    const r = new AppRegistry(dataDir, { ...opts, keyring: ring });
+    r.vault = new AppVault(ring, sealWith);
+    r.load();
+    return r;
+  }
+
+  /** The registry of a cluster node: the key checked against the cluster's, then every app of the cluster, then every change any node makes. */
+  static async shared(dataDir: string, opts: RegistryOptions, shared: AppsState, sealed: SealedStore): Promise<AppRegistry> {
+    const ring = opts.keyring ?? new Keyring([]);
+    if (ring.current) dropAppsDb(dataDir);
+    const r = new AppRegistry(dataDir, { ...opts, keyring: ring }, shared);
+    try {
+      await unlock(ring, sealed, 'check');
+      r.vault = new AppVault(ring, undefined, sealed);
+      const all = await shared.all();
+      for (const app of all) r.cache.set(app.app_key, r.vault.open(app));
+      await r.root.transaction(() => {
+        for (const key of r.db.getKeys()) r.db.remove(key);
+        for (const app of all) r.db.put(app.app_key, app);
+      });
+    } catch (err) {
+      await r.root.close();
+      throw err;
+    }
+    r.stopWatch = shared.watch((key, stored) => {
+      if (!stored) { r.cache.delete(key); void r.db.remove(key); return; }
+      const app = r.vault.opened(stored);
+      if (app) { r.cache.set(key, app); void r.db.put(key, stored); }
     }).stop;
     return r;
+  }
+
+  /** Whether secrets are stored sealed (/readyz says `secrets: unsealed` otherwise). */
+  get sealed(): boolean {
+    return this.vault.ring.current !== undefined;
   }
 
   get(appKey: string): AppRecord | undefined {
@@ -59,7 +103,8 @@ export class AppRegistry {
    */
   async fetch(appKey: string): Promise<boolean> {
     if (!this.shared || this.cache.has(appKey)) return this.cache.has(appKey);
-    const app = await this.shared.get(appKey);
+    const stored = await this.shared.get(appKey);
+    const app = stored && this.vault.opened(stored);
     if (app) this.cache.set(appKey, app);
     return app !== undefined;
   }
@@ -138,10 +183,15 @@ export class AppRegistry {
   }
 
   private async save(app: AppRecord): Promise<void> {
-    if (this.shared) await this.shared.put(app);
-    await this.db.put(app.app_key, app);
+    const stored = await this.vault.seal(app);
+    if (this.shared) await this.shared.put(stored);
+    await this.db.put(app.app_key, stored);
     await this.root.flushed; // durable before the admin API answers (lmdb-js flushes after commit)
     this.cache.set(app.app_key, app);
+  }
+
+  private load(): void {
+    for (const { key, value } of this.db.getRange()) this.cache.set(key, this.vault.open(value));
   }
 }
 

@@ -12,6 +12,7 @@ import type { TriggerQueue as Outbox } from './outbox.js';
 import type { FromWorker, ToWorker } from './thread-messages.js';
 import type { WorkerMetrics } from './worker-metrics.js';
 import type { StateTarget } from '../config.js';
+import type { Keyring, SharedKeys } from '../secrets/keyring.js';
 
 /** Tunables of the delivery worker; every one has a default. */
 export interface DeliverySettings {
@@ -39,9 +40,11 @@ export interface DeliveryOptions extends DeliverySettings {
   outbox: Outbox;
   metrics: Metrics;
   allowPrivate: boolean;
+  /** The operator's keys: the worker opens the sealed secrets and credentials it signs and uploads with. */
+  keyring?: Keyring;
 }
 
-export interface WorkerInit extends DeliverySettings { dataDir: string; state: StateTarget; allowPrivate: boolean }
+export interface WorkerInit extends DeliverySettings { dataDir: string; state: StateTarget; allowPrivate: boolean; keys?: SharedKeys }
 
 /** `running` from the worker's `started` until it exits; `restarting` while it waits to be spawned again. */
 export type DeliveryState = 'starting' | 'running' | 'restarting' | 'stopped';
@@ -62,6 +65,7 @@ export function startDelivery(opts: DeliveryOptions): DeliveryHandle {
     dataDir: opts.dataDir, state: opts.state ?? { kind: 'lmdb' }, allowPrivate: opts.allowPrivate, perApp: opts.perApp, maxInFlight: opts.maxInFlight,
     pollMs: opts.pollMs, timeoutMs: opts.timeoutMs, logLevel: opts.logLevel,
     exportWindowMs: opts.exportWindowMs, exportMaxBytes: opts.exportMaxBytes, exportUploadTimeoutMs: opts.exportUploadTimeoutMs,
+    keys: opts.keyring?.toShare(),
   };
   const counters = new Map<string, ReturnType<Metrics['counter']>>();
   const histograms = new Map<string, ReturnType<Metrics['histogram']>>();

@@ -36,6 +36,7 @@ import type { ExplainTask } from '../pipeline/explain.js';
 import { openCluster } from './cluster.js';
 import { backupMetrics } from '../ops/last-backup.js';
 import { openFeedback } from '../feedback/service.js';
+import { keyringFrom } from '../secrets/keyring.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -50,11 +51,13 @@ export async function startServer(config: Config): Promise<Server> {
   const metrics = new Metrics();
   // Before any worker opens the users store: see drop-unscoped.ts.
   await dropUnscopedUsers(config.dataDir);
-  const cluster = await openCluster(config);
-  const apps = cluster?.apps ?? new AppRegistry(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate });
+  // Keys first: a wrong one is refused (by name) before anything opens or listens.
+  const keyring = keyringFrom(config);
+  const cluster = await openCluster(config, keyring);
+  const apps = cluster?.apps ?? await AppRegistry.embedded(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate, keyring });
   const outbox = await openOutbox(config.state, config.dataDir, { consume: false, name: 'dwell-http' });
   const delivery = startDelivery({
-    dataDir: config.dataDir, state: config.state, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel,
+    dataDir: config.dataDir, state: config.state, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel, keyring,
     perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
@@ -97,7 +100,7 @@ export async function startServer(config: Config): Promise<Server> {
 
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
-    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, workers: pool.state, delivery: delivery.state(), draining, state: cluster?.health() })))
+    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, workers: pool.state, delivery: delivery.state(), draining, state: cluster?.health(), secrets: apps.sealed ? 'sealed' : 'unsealed' })))
     // Contract §6: its labels name apps, so on this port only with the admin token.
     .add('GET', '/metrics', (ex) => {
       checkBearer(ex, config.adminToken);

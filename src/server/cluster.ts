@@ -14,6 +14,9 @@ import type { GeofenceApi } from '../geofences/routes.js';
 import { clusterReplays, type Replays } from './replays.js';
 import type { ClusterPrivacy } from '../privacy/cluster.js';
 import type { BeaconsState } from '../state/nats/beacons.js';
+import { bucket } from '../state/nats/kv.js';
+import { natsSealedStore } from '../state/nats/apps.js';
+import type { Keyring } from '../secrets/keyring.js';
 
 export interface ClusterNode {
   servers: readonly string[];
@@ -31,11 +34,18 @@ export interface ClusterNode {
 
 const SWEEP_MS = 1_000;
 
-export async function openCluster(config: Config): Promise<ClusterNode | null> {
+export async function openCluster(config: Config, keyring: Keyring): Promise<ClusterNode | null> {
   if (config.state.kind !== 'nats') return null;
   const servers = config.state.servers;
   const kit = await openNatsState(servers);
-  const apps = await AppRegistry.shared(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate }, kit.apps);
+  let apps: AppRegistry;
+  try {
+    const sealed = natsSealedStore(await bucket(kit.ns, 'dwell-apps'));
+    apps = await AppRegistry.shared(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate, keyring }, kit.apps, sealed);
+  } catch (err) {
+    await kit.close(); // a refused key ends the process: nothing of the cluster may hold it open
+    throw err;
+  }
   // Geofence expiry, once per cluster: the lease holder purges, the others only renew their claim.
   let sweeping = false;
   const timer = setInterval(async () => {

@@ -3,7 +3,9 @@
  * warmed up on it (server/warm-up.ts: a node that joins a pool under load must not serve its
  * first minute cold) and the delivery queues run (the delivery worker has started its senders),
  * and not while shutting down. The answer names
- * each part's state, so an operator sees which one holds readiness back.
+ * each part's state, so an operator sees which one holds readiness back. `secrets: unsealed` (no
+ * DWELL_SECRET_KEY: app secrets stored in clear) is shown, not held against readiness: it is how
+ * every node ran before the key existed.
  */
 import { DwellError } from '../errors.js';
 import type { DeliveryState } from '../delivery/service.js';
@@ -15,10 +17,12 @@ export interface ReadinessParts {
   store: StoreHandle | null; workers: WorkersState; delivery: DeliveryState; draining: boolean;
   /** Cluster mode: whether the cluster's state answers (absent in the embedded mode). */
   state?: 'up' | 'down';
+  /** Whether app secrets are stored sealed with DWELL_SECRET_KEY. */
+  secrets?: 'sealed' | 'unsealed';
 }
 
-export function readiness({ store, workers, delivery, draining, state }: ReadinessParts): Reply {
-  const checks = { venue_store: store ? 'open' : 'loading', workers, delivery, server: draining ? 'draining' : 'serving', ...(state ? { state } : {}) };
+export function readiness({ store, workers, delivery, draining, state, secrets }: ReadinessParts): Reply {
+  const checks = { venue_store: store ? 'open' : 'loading', workers, delivery, server: draining ? 'draining' : 'serving', ...(state ? { state } : {}), ...(secrets ? { secrets } : {}) };
   const waiting = [
     !store && 'the venue store is still loading',
     store && workers !== 'warm' && 'the detection workers are warming up',
