@@ -20,6 +20,8 @@ export interface NatsNode {
   url: string;
   /** `http://127.0.0.1:PORT` of the monitoring endpoints, when started with `monitor`. */
   monitorUrl?: string;
+  /** Where it keeps its JetStream files (a test reads their bytes). */
+  readonly storeDir: string;
   /** The running server's process id (undefined while stopped). */
   readonly pid: number | undefined;
   /** Kills the server (SIGKILL unless told otherwise) and waits for it to go. */
@@ -71,6 +73,7 @@ function natsNode(i: number, port: number, monitor: number | undefined, clusterA
   const args = ['-js', '-sd', storeDir, '-a', '127.0.0.1', '-p', String(port), '-n', `n${i}`, ...(monitor ? ['-m', String(monitor)] : []), ...clusterArgs];
   return {
     url: `nats://127.0.0.1:${port}`,
+    storeDir,
     monitorUrl: monitor ? `http://127.0.0.1:${monitor}` : undefined,
     get pid() { return proc && proc.exitCode === null && proc.signalCode === null ? proc.pid : undefined; },
     kill: () => { proc?.kill('SIGKILL'); },
