@@ -1,5 +1,5 @@
 /** Test support for secrets at rest: keys, reading every byte a store left on disk, the CLI, a postback receiver that checks signatures. */
-import { randomBytes, createHmac } from 'node:crypto';
+import { randomBytes, createHmac, randomUUID } from 'node:crypto';
 import { spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import http from 'node:http';
@@ -25,9 +25,12 @@ export function foundIn(dir: string, needles: string[]): string[] {
   return needles.filter((n) => bytes.some((b) => b.includes(Buffer.from(n, 'utf8'))));
 }
 
+/** A visit of a user of its own, so that no two requests sign alike (a replay is refused cluster-wide). */
+export const freshVisit = () => ({ ...visitRequest(), request_id: randomUUID(), user_id: randomUUID() });
+
 /** A signed detection with this secret (the app's by default): its HTTP status. */
 export async function detectStatus(url: string, app: TestApp, secret = app.app_secret): Promise<number> {
-  return (await signed(url, app, '/v1/detect', visitRequest(), { secret })).status;
+  return (await signed(url, app, '/v1/detect', freshVisit(), { secret })).status;
 }
 
 /** `dwell …` run to its end. */
