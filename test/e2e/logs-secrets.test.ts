@@ -2,7 +2,9 @@
  * Secrets never reach the logs, even at debug: the admin token, app secrets (before and after a
  * rotation), request signatures, a postback URL's password and token, a bucket's credentials.
  * A run that exercises each (admin calls right and wrong, signed requests good and bad, deliveries
- * that fail and log why), then the server's stderr is searched for every one of them.
+ * that fail and log why), then the server's stderr is searched for every one of them. The server
+ * runs with DWELL_SECRET_KEY: the key itself, and every sealed value the data directory holds,
+ * are searched for too.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -12,12 +14,15 @@ import { ADMIN_TOKEN, startDwell } from '../helpers/server.js';
 import { createApp, signed, signHeaders } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
+import { newKey } from '../helpers/secrets.js';
+import { openAppsDb } from '../../src/apps/apps-db.js';
 
 const POSTBACK_PASSWORD = 'hunter2-postback-pw', POSTBACK_TOKEN = 'tok-hunter3-query';
 const BUCKET_KEY_ID = 'AKIAHUNTER4EXAMPLE', BUCKET_SECRET = 'hunter5-bucket-secret-access-key';
 
 test('no secret appears in the logs at debug', async () => {
-  const dwell = await startDwell({ DWELL_LOG_LEVEL: 'debug', DWELL_EXPORT_WINDOW_MS: '200', DWELL_SECRET_GRACE_S: '60' });
+  const key = newKey();
+  const dwell = await startDwell({ DWELL_LOG_LEVEL: 'debug', DWELL_EXPORT_WINDOW_MS: '200', DWELL_SECRET_GRACE_S: '60', DWELL_SECRET_KEY: key });
   try {
     const admin = (path: string, init: RequestInit = {}, token = ADMIN_TOKEN) =>
       fetch(dwell.url + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
@@ -46,7 +51,11 @@ test('no secret appears in the logs at debug', async () => {
 
     const text = dwell.logs.join('\n');
     assert.ok(dwell.logs.some((l) => l.includes('"level":"debug"')), 'the run logged at debug');
-    for (const s of [ADMIN_TOKEN, sync.app_secret, rotated.app_secret, postback.app_secret, bucket.app_secret, 'a-wrong-secret-value',
+    const { root, db } = openAppsDb(dwell.dataDir, { readOnly: true });
+    const sealedValues = JSON.stringify([...db.getRange()].map((e) => e.value)).match(/dwl1\.[\w.-]+/g) ?? [];
+    await root.close();
+    assert.ok(sealedValues.length >= 5, `the apps are stored sealed: ${sealedValues.length} sealed values`);
+    for (const s of [key, ...sealedValues, ADMIN_TOKEN, sync.app_secret, rotated.app_secret, postback.app_secret, bucket.app_secret, 'a-wrong-secret-value',
       ...signatures, POSTBACK_PASSWORD, POSTBACK_TOKEN, BUCKET_KEY_ID, BUCKET_SECRET]) {
       assert.ok(!text.includes(s), `the logs contain ${JSON.stringify(s)}:\n${dwell.logs.filter((l) => l.includes(s)).join('\n')}`);
     }
