@@ -17,7 +17,7 @@ test('healthz, readyz and Prometheus metrics', async () => {
     assert.equal(ready.status, 200);
     const readyBody = (await ready.json()) as any;
     assert.ok(readyBody.venues > 100, 'the bundled Monaco venues are served');
-    assert.deepEqual(readyBody.checks, { venue_store: 'open', workers: 'warm', delivery: 'running', server: 'serving' });
+    assert.deepEqual(readyBody.checks, { venue_store: 'open', workers: 'warm', delivery: 'running', server: 'serving', secrets: 'unsealed' });
     const app = await createApp(dwell.url);
     await signed(dwell.url, app, '/v1/detect', visitRequest());
     const res = await fetch(dwell.url + '/metrics', { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
