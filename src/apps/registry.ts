@@ -7,9 +7,8 @@
  * every node watches: the Map and the local LMDB follow it (the delivery worker keeps reading
  * apps from the local LMDB, so it sees an app created on any node).
  *
- * With DWELL_SECRET_KEY, every store holds secrets and bucket credentials sealed (secrets/): the
- * Map holds the clear record, the stores the sealed one; a node opens its stores through
- * `embedded` or `shared`, which check the key and seal what is still clear before anything is read.
+ * With DWELL_SECRET_KEY the stores hold secrets and credentials sealed, the Map the clear record;
+ * `embedded` and `shared` check the key and seal what is still clear before anything is read.
  */
 import { randomBytes } from 'node:crypto';
 import type { Database, RootDatabase } from 'lmdb';
@@ -36,7 +35,6 @@ export class AppRegistry {
   private readonly root: RootDatabase;
   private readonly db: Database<AppRecord, string>;
   private readonly cache = new Map<string, AppRecord>();
-
   private vault: AppVault;
   private stopWatch: () => void = () => {};
 
