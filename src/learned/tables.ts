@@ -40,14 +40,14 @@ export interface LearnedTables {
   begin(): void;
 }
 
-const MAX_POOLED_VENUES = 24;
+export const MAX_POOLED_VENUES = 24;
 /**
  * An access point's place is a weighted mean of the stays that heard it: after this many, one
  * more moves it by a few percent of its spread, so the read stays and the write goes. A router
  * that moves keeps its old place; fusion's 3σ gate (position.ts) then ignores it. Offline top1
  * unchanged (Monaco m1, m2, NYC s2); bench/http-task's worker task 0.82 → 0.77 ms a request.
  */
-const AP_PLACE_MAX_STAYS = 64;
+export const AP_PLACE_MAX_STAYS = 64;
 /**
  * A joined network's pooled evidence after this many stays is settled (each stay adds up to
  * POOL_FLOOR nats against a venue it did not list; the bonus is capped at −10), so it is no
@@ -55,8 +55,8 @@ const AP_PLACE_MAX_STAYS = 64;
  * reach it); bench/http-task, whose phones join the same few networks again and again: about
  * 0.77 → 0.72 ms a request (noisy: 0.70–0.76 in five runs).
  */
-const POOL_MAX_STAYS = 32;
-const POOL_FLOOR = -4;
+export const POOL_MAX_STAYS = 32;
+export const POOL_FLOOR = -4;
 
 /** A joined network's pooled evidence with one more stay's candidates; undefined once settled. Pure: the stored value is not changed. */
 export function pooledWith(stored: PooledAp | undefined, c: Array<string | number>): PooledAp | undefined {
@@ -84,8 +84,8 @@ export function pooledWith(stored: PooledAp | undefined, c: Array<string | numbe
  * A learned beacon after this many stays is settled (its venues' mean rssi moves by a fraction of
  * a dB more), so it is no longer rewritten; it keeps its heaviest venues.
  */
-const BEACON_MAX_STAYS = 64;
-const MAX_BEACON_VENUES = 16;
+export const BEACON_MAX_STAYS = 64;
+export const MAX_BEACON_VENUES = 16;
 
 /** A learned beacon with one more confident stay's venues ([id, w, x, …]); undefined once settled. Pure. */
 export function beaconWith(stored: HeardBeacon | undefined, heard: ReadonlyArray<string | number>): HeardBeacon | undefined {

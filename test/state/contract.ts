@@ -87,6 +87,9 @@ export function stateContract(open: () => Promise<Pair>): void {
     await until('both nodes to read the summed priors', () => p.b.learned.peek<number[]>(key)?.[0] === 10 && p.a.learned.peek<number[]>(key)?.[0] === 10);
     await p.a.learned.merge<number[]>(['apx', 'ak_l', 'aa:bb:cc:dd:ee:ff'], () => [1, 2, 3, 1]);
     await p.a.learned.merge(['bl', 'ak_l', 'e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2'], () => ({ n: 1, v: { n1: [1, -20] } }));
+    // A node writes what it learned once a window (state/nats/learned-flush.ts): dropped once stored.
+    await until('the other node to read them', () => p.b.learned.peek(['apx', 'ak_l', 'aa:bb:cc:dd:ee:ff']) !== undefined &&
+      p.b.learned.peek(['bl', 'ak_l', 'e2c56db5-dffb-48d2-b060-d0f5a71096e0:1:2']) !== undefined);
     assert.equal(await p.b.learned.dropApp('ak_l'), 3);
     await until('the drop to reach the other node', () => p.a.learned.peek(key) === undefined);
   });

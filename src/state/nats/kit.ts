@@ -27,7 +27,7 @@ export interface NatsKit extends StateKit {
   buckets: { fences: KV; users: KV[]; learned: KV };
   /** The beacon registry (contract §9): not in StateKit, the embedded mode keeps it in beacons/lmdb-store.ts. */
   beacons: BeaconsState;
-  /** Resolves once this thread's copy of the learned tables holds what was stored when it opened. */
+  /** Resolves once this node's copy of the learned tables holds what was stored when it opened. */
   learnedReady: Promise<void>;
 }
 
@@ -50,7 +50,7 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
     bucket(ns, 'dwell-leases', { ttl: LEASE_TTL_MS }),
     ...Array.from({ length: USER_PARTITIONS }, (_, i) => bucket(ns, `dwell-users-${i}`)),
   ]);
-  // The learned copy is only followed where it is read (detection threads): see learned.ts.
+  // One copy of the learned values per process, followed by its main thread: see learned.ts.
   const learnedState = natsLearned(learned);
   return {
     kind: 'nats',
@@ -67,7 +67,7 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
     lease: natsLease(leases, `${name}-${randomBytes(4).toString('hex')}`),
     health: () => (up && !ns.nc.isClosed() ? 'up' : 'down'),
     async close() {
-      learnedState.stop();
+      await learnedState.stop();
       await ns.close();
     },
   };

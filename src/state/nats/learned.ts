@@ -2,69 +2,101 @@
  * Learned values in one KV bucket (`dwell-learned`), key `<kind>.<app>.<name>` (kind and name as
  * tokens).
  *
- * Design: every process that detects keeps a full copy of the bucket in memory, fed by a watch
- * (`follow`). A request reads dozens of access points; a round trip for each would cost more than
- * the detection itself, and the values only ever grow by merges whose exact latest value does not
- * change an answer (a place that is a few stays behind ranks the same). So reads are local and
- * a node sees another's merge within the watch's delay (milliseconds). Writes are exact: merge,
- * write with the expected revision, again on a conflict; so two nodes adding to one value never
- * lose an addition. A thread that follows the bucket merges first into its own copy, with that
- * copy's revision: most merges of a busy app change a value already saturated (fn answers
- * undefined) and then cost no round trip at all, and the rest cost one write instead of a read
- * and a write (bench:cluster found ~20 reads a request that stored nothing). A stale copy only
- * costs a conflict and a second round that reads. Memory: the whole table once per detection thread
- * (an access point's place is about 100 bytes; a million of them is about 100 MB a thread):
- * beyond that, shard the cache by app.
+ * Design: a request reads dozens of access points, so reads are local, from the node's copy of
+ * the bucket (learned-copy.ts): an LMDB environment of the process's own, fed by one watch on the
+ * main thread (the hub) and read by every detection thread. A value reaches a node once, however
+ * many threads it has (before, every thread watched the bucket: nodes × threads deliveries of
+ * every write). Merges are sums (learned/sums.ts): a thread's merge adds to the key's pending sum
+ * in the copy (read at once by the node's threads), and the hub writes each key's sum once a
+ * window (learned-flush.ts), with the revision, again on a conflict; so no addition is lost across
+ * nodes. Another node sees a value within the window (1 s) plus a watch delivery.
+ *
+ * `merge`'s function is applied to the pending sum (starting from nothing), so it must answer its
+ * argument plus what it adds, in the kind's sum (every merge of users/cluster-view.ts does);
+ * before that it is applied to the current value, and a merge that leaves it as it is (undefined:
+ * settled) adds nothing. `merge` resolves once the sum holds it, before the write.
+ *
+ * Memory: the whole table once per node, in a memory map (an access point's place is about 100
+ * bytes; a million is about 100 MB); beyond that, shard by app.
  */
+import { existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { isMainThread, threadId } from 'node:worker_threads';
 import type { KV } from '@nats-io/kv';
 import type { LearnedKey, LearnedState } from '../types.js';
-import { decode, encode, follow, guard, isConflict, keysOf, token } from './kv.js';
+import { decode, follow, guard, keysOf, token } from './kv.js';
+import { LearnedCopy, type Change } from './learned-copy.js';
+import { flushEvery } from './learned-flush.js';
 
-const MAX_ROUNDS = 64;
+export interface NatsLearned extends LearnedState {
+  /** Resolves once this node's copy holds what was stored when it opened. */
+  ready: Promise<void>;
+  /** Writes what this node learned and has not written yet (the hub does so every window). */
+  flush(): Promise<void>;
+  /** Writes what is pending and stops following. */
+  stop(): Promise<void>;
+}
 
-export function natsLearned(kv: KV): LearnedState & { ready: Promise<void>; stop(): void } {
-  const cache = new Map<string, { value: unknown; revision: number }>();
+/** The copy the process's detection threads open: the first hub's. */
+const processCopy = path.join(tmpdir(), `dwell-learned-${process.pid}`);
+let hubs = 0;
+
+export function natsLearned(kv: KV): NatsLearned {
+  if (isMainThread) return hub(kv, hubs++ ? `${processCopy}-${hubs}` : processCopy);
+  // A thread of a process whose main thread keeps no copy (no server around it) keeps its own.
+  if (!existsSync(processCopy)) return hub(kv, `${processCopy}-t${threadId}`);
+  return reader(kv, new LearnedCopy(processCopy, false), null);
+}
+
+/** The main thread's: follows the bucket into a fresh copy and writes the threads' sums. */
+function hub(kv: KV, at: string): NatsLearned {
+  const copy = new LearnedCopy(at, true);
+  let batch: Change[] = [];
+  const applyBatch = () => { const b = batch; batch = []; if (b.length) copy.apply(b); };
+  const f = follow(kv, (e) => {
+    if (!batch.length) setImmediate(applyBatch);
+    batch.push({ key: e.key, revision: e.revision, value: decode(e) });
+  });
+  const ready = f.ready.then(() => { applyBatch(); copy.markReady(); });
+  const writer = flushEvery(kv, copy);
+  return reader(kv, copy, {
+    ready,
+    flush: writer.flush,
+    async stop() { f.stop(); await writer.stop(); await copy.close(true); },
+  });
+}
+
+/** Reads and merges through `copy`; a thread that is not the hub waits for the hub's first fill. */
+function reader(kv: KV, copy: LearnedCopy, own: Pick<NatsLearned, 'ready' | 'flush' | 'stop'> | null): NatsLearned {
   const keyOf = ([kind, app, name]: LearnedKey) => `${token(kind)}.${app}.${token(name)}`;
-  // Followed from the first read on: a thread that only writes or drops (the HTTP thread) keeps no copy.
-  let f: ReturnType<typeof follow> | null = null;
-  const following = () => (f ??= follow(kv, (e) => {
-    const v = decode(e);
-    if (v === undefined) cache.delete(e.key);
-    else cache.set(e.key, { value: v, revision: e.revision });
-  }));
+  let queue: Array<{ key: string; fn: (old: unknown) => unknown }> = [];
+  let queued: Promise<void> | null = null;
   return {
-    get ready() { return following().ready; },
-    stop: () => f?.stop(),
-    peek: <V>(key: LearnedKey) => { following(); return cache.get(keyOf(key))?.value as V | undefined; },
-    async merge<V>(key: LearnedKey, fn: (old: V | undefined) => V | undefined) {
-      const k = keyOf(key);
-      for (let round = 0; round < MAX_ROUNDS; round++) {
-        let old: { value: V | undefined; revision: number };
-        const mine = round === 0 && f ? cache.get(k) : undefined;
-        if (mine) old = mine as { value: V; revision: number };
-        else {
-          const e = await guard(kv.get(k));
-          old = { value: decode<V>(e), revision: e?.revision ?? 0 };
-        }
-        const next = fn(old.value);
-        if (next === undefined) return;
-        try {
-          const revision = old.revision
-            ? await guard(kv.update(k, encode(next), old.revision))
-            : await guard(kv.create(k, encode(next)));
-          // Seen here at once, before the watch brings it (this thread's next request reads it).
-          const had = cache.get(k);
-          if (!had || had.revision < revision) cache.set(k, { value: next, revision });
-          return;
-        } catch (err) {
-          if (!isConflict(err)) throw err;
-        }
-      }
+    ready: own?.ready ?? untilReady(copy),
+    flush: own?.flush ?? (async () => {}),
+    stop: own?.stop ?? (async () => {}),
+    peek: <V>(key: LearnedKey) => copy.view<V>(keyOf(key)),
+    merge<V>(key: LearnedKey, fn: (old: V | undefined) => V | undefined): Promise<void> {
+      // A request's merges (a dozen or more, in one turn) go into the copy in one transaction.
+      queue.push({ key: keyOf(key), fn: fn as (old: unknown) => unknown });
+      return (queued ??= Promise.resolve().then(() => {
+        const q = queue;
+        queue = [];
+        queued = null;
+        copy.addPending(q);
+      }));
     },
     async dropApp(app) {
       const keys = await keysOf(kv, `*.${app}.*`);
-      for (const k of keys) { await guard(kv.delete(k)); cache.delete(k); }
+      copy.dropApp(app);
+      for (const k of keys) await guard(kv.delete(k));
+      copy.dropApp(app);
       return keys.length;
     },
   };
+}
+
+async function untilReady(copy: LearnedCopy): Promise<void> {
+  while (!copy.ready) await new Promise((r) => setTimeout(r, 20));
 }
