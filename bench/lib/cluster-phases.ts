@@ -17,6 +17,7 @@ import { prepareBody, type BodyPool } from './signing.js';
 import { median, Samples } from './stats.js';
 import { fmtInt, fmtMs } from './table.js';
 import type { DwellNode } from './dwell-node.js';
+import { WINDOW_MS } from '../../src/state/nats/learned-flush.js';
 
 export interface Rig {
   name: string;
@@ -41,6 +42,11 @@ export interface Phase {
 export type SampleRun = Phase;
 
 const SAMPLE_WIDTH = 8;
+/**
+ * A sample's meters stop two and a half write windows after its last answer: its learned sums
+ * (handed on in a node's window, written in the writer's, state/nats/learned-fleet.ts) are counted.
+ */
+export const SAMPLE_SETTLE_MS = WINDOW_MS * 2.5;
 
 export interface SetupRun {
   name: string;
@@ -64,20 +70,28 @@ export interface PhaseOptions {
   log: (line: string) => void;
 }
 
-async function measure(rig: Rig, run: () => Promise<LoadResult>): Promise<Phase> {
+/**
+ * `settleMs`: the meters run on that long after the last answer, so what the requests left to do
+ * (a node writes what it learned once a window, state/nats/learned-flush.ts) is counted; cores
+ * are then given over the requests' own seconds, so CPU ms per request holds all of it.
+ */
+async function measure(rig: Rig, run: () => Promise<LoadResult>, settleMs = 0): Promise<Phase> {
   const pids = Object.fromEntries(rig.nodes.map((n) => [n.name, n.proc.pid!]));
   const natsNames = (rig.nats ?? []).map((s, i) => [`nats-server-${i}`, s.pid] as const);
   for (const [name, pid] of natsNames) if (pid) pids[name] = pid;
   const cpu = cpuMeter(pids);
   const threads = rig.nodes.map((n) => threadMeter(n.proc.pid!));
   const nats = rig.nats ? await natsMeter(rig.nats) : null;
+  const t0 = performance.now();
   const result = await run();
+  if (settleMs > 0) await new Promise((r) => setTimeout(r, settleMs));
+  const stretch = settleMs > 0 ? (performance.now() - t0) / 1000 / result.seconds : 1;
   const traffic = await nats?.end();
   const c = cpu.end();
-  const nodeCores = rig.nodes.reduce((a, n) => a + c.processes[n.name], 0);
+  const nodeCores = rig.nodes.reduce((a, n) => a + c.processes[n.name], 0) * stretch;
   return {
     result, nodeCores, mainCpuS: threads.reduce((a, t) => a + t.end(0).main, 0),
-    natsCores: natsNames.reduce((a, [name]) => a + (c.processes[name] ?? 0), 0), clientCores: c.self, otherCores: c.others, nats: traffic,
+    natsCores: natsNames.reduce((a, [name]) => a + (c.processes[name] ?? 0), 0) * stretch, clientCores: c.self * stretch, otherCores: c.others * stretch, nats: traffic,
   };
 }
 
@@ -127,7 +141,7 @@ async function usersSample(rig: Rig, pools: Pool[], o: PhaseOptions, errors: Err
       const pool = pools[k % pools.length];
       return () => postDetect(pool, rig.target, body, errors);
     });
-    return measure(rig, () => sendAll(sends, SAMPLE_WIDTH));
+    return measure(rig, () => sendAll(sends, SAMPLE_WIDTH), SAMPLE_SETTLE_MS);
   };
   const newUsers = await pass(1_000_000);
   o.log(`[${rig.name}] new users: ${describe(newUsers)}`);

@@ -18,6 +18,12 @@ export interface MeasuredCosts {
   natsOutBytes: number;
   /** Bytes the nats-server wrote to disk per request (R1). */
   natsDiskBytes: number;
+  /**
+   * The fan-out: what each node beyond the first adds per request (watch deliveries to every
+   * node), the slope measured over 1, 2 and 4 nodes (cluster-fanout.ts); absent when one node
+   * count was measured.
+   */
+  perExtraNode?: { natsOutBytes: number; natsCpuMs: number };
 }
 
 export interface FleetAssumptions {
@@ -66,14 +72,16 @@ export function fleetFor(rate: number, c: MeasuredCosts, a: FleetAssumptions = D
   // acknowledges each write; reads and watch deliveries are served once, so scaling all of the
   // R1 cost overstates. Costs measured at R3 (summed over the servers) are taken as they are.
   const k = a.replicas / c.measuredReplicas;
-  const natsCpuS = (rate * c.natsCpuMs * k) / 1000;
-  const netBytes = rate * (c.natsInBytes * k + c.natsOutBytes);
+  const nodes = Math.ceil(rate / perNode);
+  const extra = Math.max(0, nodes - 1);
+  const natsCpuS = (rate * (c.natsCpuMs * k + (c.perExtraNode?.natsCpuMs ?? 0) * extra)) / 1000;
+  const netBytes = rate * (c.natsInBytes * k + c.natsOutBytes + (c.perExtraNode?.natsOutBytes ?? 0) * extra);
   const diskBytes = rate * c.natsDiskBytes * k;
   const natsByCpu = Math.ceil(natsCpuS / (a.natsCores * a.natsUtilisation));
   const natsByNet = Math.ceil(netBytes / a.natsNetBytesPerS);
   const natsByDisk = Math.ceil(diskBytes / a.natsDiskBytesPerS);
   return {
-    rate, perNode, nodes: Math.ceil(rate / perNode),
+    rate, perNode, nodes,
     natsByCpu, natsByNet, natsByDisk, nats: Math.max(a.natsMin, natsByCpu, natsByNet, natsByDisk),
   };
 }
@@ -106,7 +114,11 @@ export function assumptionLines(sets: ReadonlyArray<[string, MeasuredCosts]>, a:
           `watch deliveries are counted ${a.replicas} times too, which overstates). `) + `At least ${a.natsMin} servers.`,
     `- Network: ${fmtInt(a.natsNetBytesPerS / 2 ** 20)} MiB/s a server (half of a 10 Gbit/s NIC). Disk: ${fmtInt(a.natsDiskBytesPerS / 2 ** 20)} MiB/s a server ` +
       `(AWS EBS gp3 baseline throughput, AWS EBS documentation "General Purpose SSD volumes").`,
-    '- Not measured: a three-server cluster\'s replication round trip (it adds to every write\'s latency, not to the counts); watch deliveries grow with ' +
-      'nodes × detection threads (every thread follows the learned values), so the bytes from NATS per request grow with the fleet; KV state grows with users.',
+    ...sets.map(([label, c]) => (c.perExtraNode
+      ? `- ${label}, the fan-out, measured: every node beyond the first adds ${fmtInt(c.perExtraNode.natsOutBytes)} B from NATS and ${ms(c.perExtraNode.natsCpuMs)} NATS CPU ms ` +
+        'per request (the slope over 1, 2 and 4 nodes, floored at 0: every node takes the learned values\' changes, one message a window, and so the bytes of every change); ' +
+        'the table adds it for its fleet\'s nodes.'
+      : `- ${label}: one node count measured, no fan-out term.`)),
+    '- Not measured: a three-server cluster\'s replication round trip (it adds to every write\'s latency, not to the counts); the slope beyond 4 nodes (taken as straight); KV state grows with users.',
   ];
 }

@@ -4,10 +4,12 @@
  * users) and the fleet projection with its assumptions.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import type { Phase, SampleRun, SetupRun } from './cluster-phases.js';
+import { SAMPLE_SETTLE_MS, type Phase, type SampleRun, type SetupRun } from './cluster-phases.js';
 import { storedPerRequest, type NatsTraffic } from './nats-monitor.js';
 import { assumptionLines, projectionTable, type MeasuredCosts } from './cluster-projection.js';
 import { median, spread, type Spread } from './stats.js';
+import { fanoutTable, fleetTargets, mix, newVisits, perExtraNode } from './cluster-fanout.js';
+import { WINDOW_MS } from '../../src/state/nats/learned-flush.js';
 import { fmtInt, fmtMs, markdownTable } from './table.js';
 import type { BodyPool } from './signing.js';
 
@@ -114,8 +116,9 @@ function usersTable(runs: SetupRun[]): string {
 /** Dwell's buckets and streams have 3 replicas from three servers up, else 1 (src/state/nats/connect.ts). */
 const replicasOf = (servers: number) => (servers >= 3 ? 3 : 1);
 
-function costsOf(ps: Phase[], measuredReplicas: number): MeasuredCosts {
+function costsOf(ps: Phase[], measuredReplicas: number, perExtra?: MeasuredCosts['perExtraNode']): MeasuredCosts {
   return {
+    perExtraNode: perExtra,
     measuredReplicas,
     nodeCpuMs: med(ps, (p) => cpuMs(p.nodeCores, p)),
     nodeMainMs: med(ps, (p) => (p.mainCpuS * 1000) / answered(p)),
@@ -135,19 +138,27 @@ export function clusterReport(runs: SetupRun[], o: ReportOptions): string {
   if (runs.some((r) => r.name !== 'embedded')) {
     out.push('NATS traffic per request of the mix (medians of the rounds; the nats-server\'s /varz and /jsz over each phase ÷ requests answered). ' +
       'Msgs to NATS are what the nodes send: KV gets, puts and creates (each a request answered by the server: one round trip), watch flow control. ' +
-      'Msgs from NATS include watch deliveries: every detection thread of every node follows the learned values and the fences.' +
+      'Msgs from NATS include the learned values\' changes (one message a window a node) and watch deliveries of fences and beacons (every detection thread follows those).' +
       (o.natsServers > 1 ? ` Summed over the ${o.natsServers} servers, so replication and forwarding between them are included: the round trips are the one-server run's figure.` : ''), '');
     out.push(natsMixTable(runs), '');
     const u = usersTable(runs);
     if (u) {
       out.push(`What a request costs and writes when its visits are new to the app (the mix's are known after its first pass, which the warm-up covers): ` +
-        `${o.usersSample} new users' first requests, then the same users' next requests (a later day), on a fresh app before any other load, 8 in flight.`, '', u, '');
+        `${o.usersSample} new users' first requests, then the same users' next requests (a later day), on a fresh app before any other load, 8 in flight; ` +
+        `the meters stop ${SAMPLE_SETTLE_MS / 1000} s after the last answer, so the learned values handed on and written once a ${WINDOW_MS / 1000} s window are counted.`, '', u, '');
+    }
+    if (runs.filter((x) => x.name !== 'embedded').length > 1) {
+      out.push('The fan-out: the same requests sent to 1, 2 and 4 nodes (alternated over them). A node reads the learned values into one copy its ' +
+        'detection threads share, hands what they learned to the fleet\'s writer once a window, and takes the writer\'s changes in one message a window ' +
+        '(state/nats/learned-fleet.ts), so what comes from NATS per request does not grow with the nodes. Sums over the samples ÷ requests.', '', fanoutTable(runs), '');
+      const ft = fleetTargets(runs);
+      if (ft) out.push(ft, '');
     }
     const one = runs.find((r) => r.name === 'cluster-1') ?? runs.find((r) => r.name !== 'embedded')!;
     const r = replicasOf(o.natsServers);
-    const sets: Array<[string, MeasuredCosts]> = [[`bench:http mix at 70 % (${one.name})`, costsOf(one.opens.length ? one.opens : one.peaks, r)]];
+    const sets: Array<[string, MeasuredCosts]> = [[`bench:http mix at 70 % (${one.name})`, costsOf(one.opens.length ? one.opens : one.peaks, r, perExtraNode(runs, mix))]];
     const fresh = [one.newUsers, one.returning].filter((p): p is Phase => !!p);
-    if (fresh.length) sets.push([`new visits (${one.name})`, costsOf(fresh, r)]);
+    if (fresh.length) sets.push([`new visits (${one.name})`, costsOf(fresh, r, perExtraNode(runs, newVisits))]);
     out.push('Projection from the measured costs per request:', '', projectionTable([10_000, 100_000], sets), '', ...assumptionLines(sets), '');
   }
   out.push(`Setup: ${availableParallelism()} cores (${cpus()[0]?.model ?? 'unknown CPU'}), Node ${process.version}, nats-server from the distribution, ` +

@@ -1,7 +1,7 @@
 /**
  * Learned values across a fleet (state/nats/learned.ts): nodes of several detection threads each
  * (test/helpers/learned-node.ts, one process a node) merge into one value; every node reads the
- * exact sum within the write window, and the bucket is followed once per node, not once per thread.
+ * exact sum within the write window, and the bucket is read once per node, not followed by every thread.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -45,7 +45,8 @@ test('merges of many threads on many nodes sum exactly, every node reads the sum
     account_details?: Array<{ stream_detail?: Array<{ name: string; state: { consumer_count: number } }> }>;
   };
   const learned = jsz.account_details?.flatMap((a) => a.stream_detail ?? []).find((s) => s.name === 'KV_dwell-learned');
-  assert.equal(learned?.state.consumer_count, NODES + 1, `the learned values followed once per node (${NODES} nodes of ${THREADS} threads, and this one)`);
+  // A node's hub reads the bucket once at its start, then takes the fleet's changes (learned-fleet.ts).
+  assert.ok((learned?.state.consumer_count ?? 0) <= NODES + 1, `the learned bucket watched at most once per node (${NODES} nodes of ${THREADS} threads, and this one): ${learned?.state.consumer_count}`);
 
   for (const c of children) c.send('go');
   await until('every node to read the sum of every node\'s merges', () => children.every((c) => c.lines.includes(`saw ${TOTAL}`)), 30_000);

@@ -51,7 +51,8 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
     ...Array.from({ length: USER_PARTITIONS }, (_, i) => bucket(ns, `dwell-users-${i}`)),
   ]);
   // One copy of the learned values per process, followed by its main thread: see learned.ts.
-  const learnedState = natsLearned(learned);
+  const lease = natsLease(leases, `${name}-${randomBytes(4).toString('hex')}`);
+  const learnedState = natsLearned(learned, ns.nc, lease);
   return {
     kind: 'nats',
     ns,
@@ -64,7 +65,7 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
     beacons: natsBeacons(beacons),
     replay: natsReplay(replay),
     // Unique per connection: two connections of one thread are two holders.
-    lease: natsLease(leases, `${name}-${randomBytes(4).toString('hex')}`),
+    lease,
     health: () => (up && !ns.nc.isClosed() ? 'up' : 'down'),
     async close() {
       await learnedState.stop();

@@ -1,8 +1,8 @@
 /**
  * A node's copy of the `dwell-learned` bucket, in an LMDB environment of its own that all the
- * node's threads open (one per process, in the temp directory, rebuilt at every start): one watch
- * feeds it (learned-hub.ts), every detection thread reads it, and the threads' merges wait in it
- * until the node writes them (learned-flush.ts).
+ * node's threads open (one per process, in the temp directory, rebuilt at every start): the main
+ * thread fills it and keeps it current (learned.ts, learned-fleet.ts), every detection thread
+ * reads it, and the threads' merges wait in it until the node hands them on.
  *
  * A record, by the bucket's key: [revision, stored value, view, pending, in flight]. Pending is
  * what the node's threads learned since the last write, summed (learned/sums.ts); in flight is
@@ -78,16 +78,30 @@ export class LearnedCopy {
     });
   }
 
-  /** Changes from the watch: a newer revision replaces the stored value; a removal drops what was pending too. */
-  apply(changes: readonly Change[]): void {
+  /**
+   * Changes from the bucket or the fleet's writer: a newer revision replaces the stored value; a
+   * removal (value undefined) drops what was pending too. `confirmed`: keys whose sum in flight
+   * the changes hold, no longer added to the view.
+   */
+  apply(changes: readonly Change[], confirmed: readonly string[] = []): void {
     this.root.transactionSync(() => {
       for (const c of changes) {
         const r = this.values.get(c.key);
-        if (r && r[0] >= c.revision) continue;
         if (c.value === undefined) { this.values.removeSync(c.key); this.dirty.removeSync(c.key); continue; }
+        if (r && r[0] >= c.revision) continue;
         this.values.putSync(c.key, withView(c.key, [c.revision, c.value, undefined, r?.[3], r?.[4]]));
       }
+      for (const key of confirmed) {
+        const r = this.values.get(key);
+        if (r && r[4] !== undefined) this.values.putSync(key, withView(key, [r[0], r[1], undefined, r[3], undefined]));
+      }
     });
+  }
+
+  /** The stored value and its revision (0: none), for a sum another node sent. */
+  stored(key: string): { revision: number; stored: unknown } {
+    const r = this.fresh().values.get(key);
+    return { revision: r?.[0] ?? 0, stored: r?.[1] };
   }
 
   /** Moves every pending sum into flight: what one write per key now sends, with the stored value and revision it starts from. */

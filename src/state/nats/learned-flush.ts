@@ -1,40 +1,37 @@
 /**
- * The node's learned writes: every WINDOW_MS, what its threads learned meanwhile (summed per key
- * in the node's copy, learned-copy.ts) is written once per key, read-modify-write with the
- * revision, again on a conflict; so two nodes adding to one key never lose an addition.
- *
- * Why a window: a new user's first request teaches some twenty access points, and the app's next
- * requests teach mostly the same ones; one write per key and window instead of one per stay and
- * thread. The delay it allows: another node reads a value up to WINDOW_MS plus a write and a
- * watch delivery after it was learned (this node's threads read it at once, from the copy).
+ * Writing learned sums to the bucket: each key once, read-modify-write with the revision, again
+ * on a conflict; so two writers adding to one key never lose an addition. The sums come from the
+ * node's copy (its threads' merges, learned-copy.ts) and, on the fleet's writer, from the other
+ * nodes (learned-fleet.ts).
  */
 import type { KV } from '@nats-io/kv';
-import { log } from '../../log.js';
 import { plusOf } from '../../learned/sums.js';
 import { decode, encode, guard, isConflict } from './kv.js';
-import { kindOf, type LearnedCopy } from './learned-copy.js';
+import { kindOf, type Change } from './learned-copy.js';
 
+/** How often a node hands on what its threads learned: the delay another node reads it with, at most, plus a write and a delivery. */
 export const WINDOW_MS = 1_000;
 const MAX_ROUNDS = 64;
 /** Writes in flight at once: a window's keys go out pipelined, not one round trip after another. */
 const PARALLEL = 64;
 
-/** Writes one key's sum; answers how it landed. */
-async function writeOne(kv: KV, copy: LearnedCopy, w: { key: string; revision: number; stored: unknown; delta: unknown }): Promise<void> {
+export interface Sum { key: string; revision: number; stored: unknown; delta: unknown }
+
+/** Writes one key's sum: its new value and revision, or undefined when the stored value is settled. */
+async function writeOne(kv: KV, w: Sum): Promise<Change | undefined> {
   const plus = plusOf(kindOf(w.key));
   let old = { value: w.stored, revision: w.revision };
   for (let round = 0; round < MAX_ROUNDS; round++) {
     const next = plus(old.value, w.delta);
-    if (next === undefined) { copy.landed(w.key, 'settled'); return; }
+    if (next === undefined) return undefined;
     try {
       const revision = old.revision
         ? await guard(kv.update(w.key, encode(next), old.revision))
         : await guard(kv.create(w.key, encode(next)));
-      copy.landed(w.key, { revision, value: next });
-      return;
+      return { key: w.key, revision, value: next };
     } catch (err) {
       if (!isConflict(err)) throw err;
-      // The copy was behind (another node wrote since): read what is stored and add to that.
+      // The revision known was behind (another writer wrote since): add to what is stored.
       const e = await guard(kv.get(w.key));
       old = { value: decode(e), revision: e?.revision ?? 0 };
     }
@@ -42,40 +39,24 @@ async function writeOne(kv: KV, copy: LearnedCopy, w: { key: string; revision: n
   throw new Error(`learned value ${w.key} still conflicting after ${MAX_ROUNDS} rounds`);
 }
 
-/** Writes everything pending now; a key that could not be written is pending again, for the next window. */
-export async function flushLearned(kv: KV, copy: LearnedCopy): Promise<number> {
-  const writes = copy.takePending();
+/** Writes every sum; answers what was stored and what could not be (to try again), with the first error. */
+export async function writeSums(kv: KV, sums: readonly Sum[], done: (s: Sum, c: Change | undefined) => void): Promise<{ changes: Change[]; failed: Sum[]; error?: unknown }> {
+  const changes: Change[] = [];
+  const failed: Sum[] = [];
+  let error: unknown;
   let next = 0;
-  let failed = 0;
-  let firstError: unknown;
-  await Promise.all(Array.from({ length: Math.min(PARALLEL, writes.length) }, async () => {
-    while (next < writes.length) {
-      const w = writes[next++];
+  await Promise.all(Array.from({ length: Math.min(PARALLEL, sums.length) }, async () => {
+    while (next < sums.length) {
+      const s = sums[next++];
       try {
-        await writeOne(kv, copy, w);
+        const c = await writeOne(kv, s);
+        if (c) changes.push(c);
+        done(s, c);
       } catch (err) {
-        failed++;
-        firstError ??= err;
-        copy.landed(w.key, 'failed');
+        error ??= err;
+        failed.push(s);
       }
     }
   }));
-  if (failed) log.warn('learned values not stored yet; again in the next window', { keys: failed, error: String((firstError as Error)?.message ?? firstError) });
-  return writes.length - failed;
-}
-
-/** Flushes every WINDOW_MS until stopped; `stop` writes what is still pending, once. */
-export function flushEvery(kv: KV, copy: LearnedCopy, windowMs = WINDOW_MS): { flush(): Promise<void>; stop(): Promise<void> } {
-  let running: Promise<unknown> | null = null;
-  const flush = async () => {
-    while (running) await running;
-    running = flushLearned(kv, copy).finally(() => { running = null; });
-    await running;
-  };
-  const timer = setInterval(() => { if (!running) void flush().catch(() => {}); }, windowMs);
-  timer.unref();
-  return {
-    flush,
-    async stop() { clearInterval(timer); await flush().catch(() => {}); },
-  };
+  return { changes, failed, error };
 }

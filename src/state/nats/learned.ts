@@ -3,13 +3,15 @@
  * tokens).
  *
  * Design: a request reads dozens of access points, so reads are local, from the node's copy of
- * the bucket (learned-copy.ts): an LMDB environment of the process's own, fed by one watch on the
- * main thread (the hub) and read by every detection thread. A value reaches a node once, however
- * many threads it has (before, every thread watched the bucket: nodes × threads deliveries of
- * every write). Merges are sums (learned/sums.ts): a thread's merge adds to the key's pending sum
- * in the copy (read at once by the node's threads), and the hub writes each key's sum once a
- * window (learned-flush.ts), with the revision, again on a conflict; so no addition is lost across
- * nodes. Another node sees a value within the window (1 s) plus a watch delivery.
+ * the bucket (learned-copy.ts): an LMDB environment of the process's own, filled at start by the
+ * main thread (the hub) and read by every detection thread. Merges are sums (learned/sums.ts): a
+ * thread's merge adds to the key's pending sum in the copy, which the node's threads read at
+ * once; once a window (1 s) the hub hands the node's sums to the fleet's writer, which writes each
+ * key once, with the revision (no addition lost), and tells every node what it stored in one
+ * message (learned-fleet.ts). So a value reaches a node once, whatever its threads, and what
+ * comes from NATS per request does not grow with the nodes (before, every detection thread
+ * watched the bucket: every write was delivered nodes × threads times). Another node reads a
+ * value up to two windows after it was learned (its node's window, then the writer's).
  *
  * `merge`'s function is applied to the pending sum (starting from nothing), so it must answer its
  * argument plus what it adds, in the kind's sum (every merge of users/cluster-view.ts does);
@@ -24,10 +26,11 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { isMainThread, threadId } from 'node:worker_threads';
 import type { KV } from '@nats-io/kv';
-import type { LearnedKey, LearnedState } from '../types.js';
+import type { NatsConnection } from '@nats-io/transport-node';
+import type { LearnedKey, LearnedState, LeaseState } from '../types.js';
 import { decode, follow, guard, keysOf, token } from './kv.js';
 import { LearnedCopy, type Change } from './learned-copy.js';
-import { flushEvery } from './learned-flush.js';
+import { fleetWriter } from './learned-fleet.js';
 
 export interface NatsLearned extends LearnedState {
   /** Resolves once this node's copy holds what was stored when it opened. */
@@ -42,33 +45,39 @@ export interface NatsLearned extends LearnedState {
 const processCopy = path.join(tmpdir(), `dwell-learned-${process.pid}`);
 let hubs = 0;
 
-export function natsLearned(kv: KV): NatsLearned {
-  if (isMainThread) return hub(kv, hubs++ ? `${processCopy}-${hubs}` : processCopy);
+export function natsLearned(kv: KV, nc: NatsConnection, lease: LeaseState): NatsLearned {
+  if (isMainThread) return hub(kv, nc, lease, hubs++ ? `${processCopy}-${hubs}` : processCopy);
   // A thread of a process whose main thread keeps no copy (no server around it) keeps its own.
-  if (!existsSync(processCopy)) return hub(kv, `${processCopy}-t${threadId}`);
+  if (!existsSync(processCopy)) return hub(kv, nc, lease, `${processCopy}-t${threadId}`);
   return reader(kv, new LearnedCopy(processCopy, false), null);
 }
 
-/** The main thread's: follows the bucket into a fresh copy and writes the threads' sums. */
-function hub(kv: KV, at: string): NatsLearned {
+/**
+ * The main thread's: fills a fresh copy with what the bucket holds (a watch, stopped once it has
+ * given every value), then keeps it current from the fleet's changes and hands on what the
+ * node's threads learn (learned-fleet.ts).
+ */
+function hub(kv: KV, nc: NatsConnection, lease: LeaseState, at: string): NatsLearned {
   const copy = new LearnedCopy(at, true);
+  // Listening before the fill: a change made meanwhile is kept either way (by revision).
+  const fleet = fleetWriter(kv, nc, lease, copy);
   let batch: Change[] = [];
   const applyBatch = () => { const b = batch; batch = []; if (b.length) copy.apply(b); };
   const f = follow(kv, (e) => {
     if (!batch.length) setImmediate(applyBatch);
     batch.push({ key: e.key, revision: e.revision, value: decode(e) });
   });
-  const ready = f.ready.then(() => { applyBatch(); copy.markReady(); });
-  const writer = flushEvery(kv, copy);
+  const ready = f.ready.then(() => { f.stop(); applyBatch(); copy.markReady(); });
   return reader(kv, copy, {
     ready,
-    flush: writer.flush,
-    async stop() { f.stop(); await writer.stop(); await copy.close(true); },
+    flush: fleet.flush,
+    dropped: fleet.dropped,
+    async stop() { f.stop(); await fleet.stop(); await copy.close(true); },
   });
 }
 
 /** Reads and merges through `copy`; a thread that is not the hub waits for the hub's first fill. */
-function reader(kv: KV, copy: LearnedCopy, own: Pick<NatsLearned, 'ready' | 'flush' | 'stop'> | null): NatsLearned {
+function reader(kv: KV, copy: LearnedCopy, own: (Pick<NatsLearned, 'ready' | 'flush' | 'stop'> & { dropped(keys: readonly string[]): void }) | null): NatsLearned {
   const keyOf = ([kind, app, name]: LearnedKey) => `${token(kind)}.${app}.${token(name)}`;
   let queue: Array<{ key: string; fn: (old: unknown) => unknown }> = [];
   let queued: Promise<void> | null = null;
@@ -92,6 +101,7 @@ function reader(kv: KV, copy: LearnedCopy, own: Pick<NatsLearned, 'ready' | 'flu
       copy.dropApp(app);
       for (const k of keys) await guard(kv.delete(k));
       copy.dropApp(app);
+      own?.dropped(keys);
       return keys.length;
     },
   };
