@@ -41,12 +41,18 @@ export interface Phase {
 /** A sample of requests sent `SAMPLE_WIDTH` at a time: what each costs the node and NATS. */
 export type SampleRun = Phase;
 
-const SAMPLE_WIDTH = 8;
+const SAMPLE_WIDTH = 16;
 /**
- * A sample's meters stop two and a half write windows after its last answer: its learned sums
- * (handed on in a node's window, written in the writer's, state/nats/learned-fleet.ts) are counted.
+ * The samples' pace, the same for every setup: a node hands on and the writer writes what was
+ * learned once a window, so how many requests share a write depends on the rate; at one rate,
+ * the setups differ only by their node count. Low enough for four nodes on two cores.
  */
-export const SAMPLE_SETTLE_MS = WINDOW_MS * 2.5;
+export const SAMPLE_RATE = 30;
+/**
+ * A sample's meters stop four and a half windows after its last answer: its learned sums (handed
+ * on in a node's window, written in the writer's, every third, state/nats/learned-fleet.ts) are counted.
+ */
+export const SAMPLE_SETTLE_MS = WINDOW_MS * 4.5;
 
 export interface SetupRun {
   name: string;
@@ -108,8 +114,8 @@ function describe(p: Phase): string {
     (p.nats ? `; NATS per req: ${(p.nats.inMsgs / n).toFixed(1)} msgs / ${fmtInt(p.nats.inBytes / n)} B in, ${(p.nats.outMsgs / n).toFixed(1)} msgs / ${fmtInt(p.nats.outBytes / n)} B out` : '');
 }
 
-/** Sends every request of `sends`, `width` at a time: a LoadResult like the loops' own. */
-async function sendAll(sends: Send[], width: number): Promise<LoadResult> {
+/** Sends every request of `sends`, `width` at a time and at most `rate` a second: a LoadResult like the loops' own. */
+async function sendAll(sends: Send[], width: number, rate = Infinity): Promise<LoadResult> {
   const latencies = new Samples();
   const errorsBy: Record<string, number> = {};
   let next = 0;
@@ -117,8 +123,11 @@ async function sendAll(sends: Send[], width: number): Promise<LoadResult> {
   const start = performance.now();
   await Promise.all(Array.from({ length: width }, async () => {
     while (next < sends.length) {
+      const k = next++;
+      const due = start + (k * 1000) / rate;
+      if (performance.now() < due) await new Promise((r) => setTimeout(r, due - performance.now()));
       const t = performance.now();
-      const s = await sends[next++]();
+      const s = await sends[k]();
       latencies.add(performance.now() - t);
       if (s >= 200 && s < 300) ok++;
       else errorsBy[s] = (errorsBy[s] ?? 0) + 1;
@@ -141,7 +150,7 @@ async function usersSample(rig: Rig, pools: Pool[], o: PhaseOptions, errors: Err
       const pool = pools[k % pools.length];
       return () => postDetect(pool, rig.target, body, errors);
     });
-    return measure(rig, () => sendAll(sends, SAMPLE_WIDTH), SAMPLE_SETTLE_MS);
+    return measure(rig, () => sendAll(sends, SAMPLE_WIDTH, SAMPLE_RATE), SAMPLE_SETTLE_MS);
   };
   const newUsers = await pass(1_000_000);
   o.log(`[${rig.name}] new users: ${describe(newUsers)}`);
@@ -158,7 +167,7 @@ export async function runSetup(rig: Rig, bodies: BodyPool, o: PhaseOptions): Pro
   const run: SetupRun = { name: rig.name, nodes: rig.nodes.length, peaks: [], opens: [], errors };
   try {
     if (o.usersSample > 0) {
-      o.log(`${tag} ${o.usersSample} requests of new users, then of the same users returning, ${SAMPLE_WIDTH} at a time…`);
+      o.log(`${tag} ${o.usersSample} requests of new users, then of the same users returning, ${SAMPLE_RATE} a second, ${SAMPLE_WIDTH} in flight at most…`);
       Object.assign(run, await usersSample(rig, pools, o, errors));
     }
     const send = alternate(pools.map((p) => makeSender(p, rig.target, bodies, errors)));

@@ -4,7 +4,7 @@
  * users) and the fleet projection with its assumptions.
  */
 import { availableParallelism, cpus, loadavg } from 'node:os';
-import { SAMPLE_SETTLE_MS, type Phase, type SampleRun, type SetupRun } from './cluster-phases.js';
+import { SAMPLE_RATE, SAMPLE_SETTLE_MS, type Phase, type SampleRun, type SetupRun } from './cluster-phases.js';
 import { storedPerRequest, type NatsTraffic } from './nats-monitor.js';
 import { assumptionLines, projectionTable, type MeasuredCosts } from './cluster-projection.js';
 import { median, spread, type Spread } from './stats.js';
@@ -144,8 +144,8 @@ export function clusterReport(runs: SetupRun[], o: ReportOptions): string {
     const u = usersTable(runs);
     if (u) {
       out.push(`What a request costs and writes when its visits are new to the app (the mix's are known after its first pass, which the warm-up covers): ` +
-        `${o.usersSample} new users' first requests, then the same users' next requests (a later day), on a fresh app before any other load, 8 in flight; ` +
-        `the meters stop ${SAMPLE_SETTLE_MS / 1000} s after the last answer, so the learned values handed on and written once a ${WINDOW_MS / 1000} s window are counted.`, '', u, '');
+        `${o.usersSample} new users' first requests, then the same users' next requests (a later day), on a fresh app before any other load, ${SAMPLE_RATE} a second (every setup alike: how many requests share a learned write depends on the rate); ` +
+        `the meters stop ${SAMPLE_SETTLE_MS / 1000} s after the last answer, so the learned values handed on once a ${WINDOW_MS / 1000} s window and written every third are counted.`, '', u, '');
     }
     if (runs.filter((x) => x.name !== 'embedded').length > 1) {
       out.push('The fan-out: the same requests sent to 1, 2 and 4 nodes (alternated over them). A node reads the learned values into one copy its ' +

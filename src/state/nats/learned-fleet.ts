@@ -1,7 +1,7 @@
 /**
- * How a fleet's nodes hand on what they learn, once a window (WINDOW_MS) each: one node holds the
- * lease `learned-writer` and writes every key once a window, whatever the number of nodes; the
- * others send it their window's sums in one request (`dwell.learned.sums`). The writer then tells
+ * How a fleet's nodes hand on what they learn, once a window (WINDOW_MS, 1 s) each: one node holds
+ * the lease `learned-writer` and writes every key once every WRITER_WINDOWS windows, whatever the
+ * number of nodes; the others send it their window's sums in one request (`dwell.learned.sums`). The writer then tells
  * every node what it stored in one message (`dwell.learned.changed`), which each node's hub puts
  * into its copy. So what a node receives a window is a message from the writer, not one per key
  * written: the traffic a request costs does not grow with the nodes (before, every detection
@@ -28,6 +28,13 @@ const CHANGED = 'dwell.learned.changed';
 const LEASE = 'learned-writer';
 /** Entries a message carries at most (NATS's default max_payload is 1 MiB; a place is ~100 bytes). */
 const CHUNK = 2_000;
+/**
+ * The writer's window, in nodes' windows: 3 s. A new user's first request teaches some twenty
+ * access points, mostly ones the app's other requests teach too; the longer the window, the more
+ * stays share a write. bench:cluster, new users at the same rate: dwell-learned writes a request
+ * 5.7 with 1 s (38 req/s), see docs/performance.md for 3 s.
+ */
+const WRITER_WINDOWS = 3;
 /** A sum handed on and not seen stored by then stops being added to this node's view. */
 const CONFIRM_MS = 10_000;
 
@@ -135,10 +142,13 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
   };
 
   let closing = false;
+  let ticks = 0;
   const tick = async () => {
     for (const [b, h] of handed) if (Date.now() - h.at > CONFIRM_MS) { handed.delete(b); copy.apply([], h.keys); }
     const writer = !closing && await lease.hold(LEASE).catch(() => false);
     serve(writer);
+    // The writer writes every WRITER_WINDOWS windows: a key taught by many stays, of any node, meanwhile is written once.
+    if (writer && ++ticks % WRITER_WINDOWS !== 0) return;
     const local = copy.takePending();
     // Others' sums taken while this node was the writer are written by it, writer still or not.
     const others = [...remote].map(([key, delta]) => ({ key, delta, ...copy.stored(key) }));
