@@ -18,18 +18,28 @@ const answered = (p: Phase) => Math.max(1, p.result.ok + p.result.errors);
 const stored = (t: NatsTraffic) => [...t.stored.values()].reduce((a, n) => a + n, 0);
 const cpuMs = (cores: number, p: Phase) => cores * 1000 * p.result.seconds;
 
-function totals(ps: readonly Phase[]): Totals | null {
+/** The phases' sums, less what the setup does a second at idle over their wall time (`idle`), when given. */
+function totals(ps: readonly Phase[], idle?: Phase): Totals | null {
   const withNats = ps.filter((p) => p.nats);
   if (!withNats.length) return null;
   const sum = (f: (p: Phase) => number) => withNats.reduce((a, p) => a + f(p), 0);
+  const wall = sum((p) => p.wallS);
+  const less = (f: (i: Phase) => number) => (idle?.nats ? (f(idle) / idle.wallS) * wall : 0);
   return {
-    requests: sum(answered), outMsgs: sum((p) => p.nats!.outMsgs), outBytes: sum((p) => p.nats!.outBytes), inMsgs: sum((p) => p.nats!.inMsgs),
-    writes: sum((p) => stored(p.nats!)), natsCpuMs: sum((p) => cpuMs(p.natsCores, p)), nodeCpuMs: sum((p) => cpuMs(p.nodeCores, p)),
+    requests: sum(answered), outMsgs: sum((p) => p.nats!.outMsgs) - less((i) => i.nats!.outMsgs), outBytes: sum((p) => p.nats!.outBytes) - less((i) => i.nats!.outBytes),
+    inMsgs: sum((p) => p.nats!.inMsgs) - less((i) => i.nats!.inMsgs), writes: sum((p) => stored(p.nats!)) - less((i) => stored(i.nats!)),
+    natsCpuMs: sum((p) => cpuMs(p.natsCores, p)) - less((i) => cpuMs(i.natsCores, i)), nodeCpuMs: sum((p) => cpuMs(p.nodeCores, p)),
   };
 }
 
-/** New-visit requests: new users' first requests and the same users' next ones (both teach the app new visits). */
-export const newVisits = (r: SetupRun): Totals | null => totals([r.newUsers, r.returning].filter((p): p is Phase => !!p));
+/**
+ * New-visit requests: new users' first requests and the same users' next ones (both teach the
+ * app new visits), less the setup's idle traffic over their time: per request, not per node and second.
+ */
+export const newVisits = (r: SetupRun): Totals | null => totals([r.newUsers, r.returning].filter((p): p is Phase => !!p), r.idle);
+/** What a setup's nodes cost NATS a second, whatever the requests. */
+export const idleRate = (r: SetupRun): { outMsgs: number; outBytes: number } | null =>
+  (r.idle?.nats ? { outMsgs: r.idle.nats.outMsgs / r.idle.wallS, outBytes: r.idle.nats.outBytes / r.idle.wallS } : null);
 export const mix = (r: SetupRun): Totals | null => totals(r.opens.length ? r.opens : r.peaks);
 
 /** Least squares y = a + b·x. */
@@ -57,12 +67,13 @@ export function fanoutTable(runs: readonly SetupRun[]): string {
   const rows = clusters.map((r) => {
     const t = newVisits(r), m = mix(r);
     const per = (x: Totals | null | undefined, f: (t: Totals) => number, d = 1) => (x ? (f(x) / x.requests).toFixed(d) : '–');
-    return [r.name, String(r.nodes), per(t, (x) => x.outMsgs), t && b ? (t.outMsgs / t.requests / (b.outMsgs / b.requests)).toFixed(2) : '–',
+    const i = idleRate(r);
+    return [r.name, String(r.nodes), i ? `${i.outMsgs.toFixed(1)} / ${fmtInt(i.outBytes)} B` : '–', per(t, (x) => x.outMsgs), t && b ? (t.outMsgs / t.requests / (b.outMsgs / b.requests)).toFixed(2) : '–',
       t ? fmtInt(t.outBytes / t.requests) : '–', per(t, (x) => x.inMsgs), per(t, (x) => x.writes, 2), per(m, (x) => x.outMsgs), per(m, (x) => x.writes, 2)];
   });
   return markdownTable(
-    ['setup', 'nodes', 'new visits: msgs from NATS / req', '× 1 node', 'bytes from NATS / req', 'msgs to NATS / req', 'writes stored / req', 'mix: msgs from NATS / req', 'writes stored / req'],
-    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
+    ['setup', 'nodes', 'idle: msgs / bytes from NATS a second', 'new visits: msgs from NATS / req', '× 1 node', 'bytes from NATS / req', 'msgs to NATS / req', 'writes stored / req', 'mix: msgs from NATS / req', 'writes stored / req'],
+    rows, ['left', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right', 'right'],
   );
 }
 

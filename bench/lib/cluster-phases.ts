@@ -36,6 +36,8 @@ export interface Phase {
   clientCores: number;
   otherCores: number;
   nats?: NatsTraffic;
+  /** Wall seconds the meters ran (the requests and any settle). */
+  wallS: number;
 }
 
 /** A sample of requests sent `SAMPLE_WIDTH` at a time: what each costs the node and NATS. */
@@ -48,6 +50,8 @@ const SAMPLE_WIDTH = 16;
  * the setups differ only by their node count. Low enough for four nodes on two cores.
  */
 export const SAMPLE_RATE = 30;
+/** Seconds of the idle measurement before the samples. */
+const IDLE_S = 5;
 /**
  * A sample's meters stop four and a half windows after its last answer: its learned sums (handed
  * on in a node's window, written in the writer's, every third, state/nats/learned-fleet.ts) are counted.
@@ -59,6 +63,8 @@ export interface SetupRun {
   nodes: number;
   peaks: Phase[];
   opens: Phase[];
+  /** The setup doing nothing for IDLE_S: what its nodes cost NATS a second whatever the requests (lease checks, polls, heartbeats). */
+  idle?: Phase;
   /** The first request of new users, and the same users' next request (visits new to the app). */
   newUsers?: SampleRun;
   returning?: SampleRun;
@@ -98,6 +104,7 @@ async function measure(rig: Rig, run: () => Promise<LoadResult>, settleMs = 0): 
   return {
     result, nodeCores, mainCpuS: threads.reduce((a, t) => a + t.end(0).main, 0),
     natsCores: natsNames.reduce((a, [name]) => a + (c.processes[name] ?? 0), 0) * stretch, clientCores: c.self * stretch, otherCores: c.others * stretch, nats: traffic,
+    wallS: (performance.now() - t0) / 1000,
   };
 }
 
@@ -142,7 +149,12 @@ async function sendAll(sends: Send[], width: number, rate = Infinity): Promise<L
  * has not seen, unlike the mix's after its first pass. Users from 1,000,000 up, none of the
  * mix's 500, on a fresh app, alternated over the nodes.
  */
-async function usersSample(rig: Rig, pools: Pool[], o: PhaseOptions, errors: ErrorSamples): Promise<{ newUsers: SampleRun; returning: SampleRun }> {
+async function usersSample(rig: Rig, pools: Pool[], o: PhaseOptions, errors: ErrorSamples): Promise<{ idle: Phase; newUsers: SampleRun; returning: SampleRun }> {
+  const idle = await measure(rig, async () => {
+    await new Promise((r) => setTimeout(r, IDLE_S * 1000));
+    return { kind: 'closed', seconds: IDLE_S, sent: 0, ok: 0, errors: 0, errorsBy: {}, rps: 0, latency: new Samples().summary() };
+  });
+  o.log(`[${rig.name}] idle ${IDLE_S} s: NATS ${idle.nats ? `${(idle.nats.outMsgs / idle.wallS).toFixed(1)} msgs / ${fmtInt(idle.nats.outBytes / idle.wallS)} B out a second` : '–'}`);
   const users = 2_000_000;
   const pass = (base: number): Promise<SampleRun> => {
     const sends = Array.from({ length: o.usersSample }, (_, k) => {
@@ -156,7 +168,7 @@ async function usersSample(rig: Rig, pools: Pool[], o: PhaseOptions, errors: Err
   o.log(`[${rig.name}] new users: ${describe(newUsers)}`);
   const returning = await pass(3_000_000);
   o.log(`[${rig.name}] returning users: ${describe(returning)}`);
-  return { newUsers, returning };
+  return { idle, newUsers, returning };
 }
 
 export async function runSetup(rig: Rig, bodies: BodyPool, o: PhaseOptions): Promise<SetupRun> {

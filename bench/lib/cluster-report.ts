@@ -150,7 +150,9 @@ export function clusterReport(runs: SetupRun[], o: ReportOptions): string {
     if (runs.filter((x) => x.name !== 'embedded').length > 1) {
       out.push('The fan-out: the same requests sent to 1, 2 and 4 nodes (alternated over them). A node reads the learned values into one copy its ' +
         'detection threads share, hands what they learned to the fleet\'s writer once a window, and takes the writer\'s changes in one message a window ' +
-        '(state/nats/learned-fleet.ts), so what comes from NATS per request does not grow with the nodes. Sums over the samples ÷ requests.', '', fanoutTable(runs), '');
+        '(state/nats/learned-fleet.ts), so what comes from NATS per request does not grow with the nodes. Per request: the new-visit samples\' traffic ' +
+        'less the setup\'s idle traffic over the same time (the idle column, measured for 5 s before them: what its nodes cost NATS a second whatever ' +
+        'the requests: lease checks, venue-store polls, watch heartbeats), ÷ requests; the mix\'s as measured.', '', fanoutTable(runs), '');
       const ft = fleetTargets(runs);
       if (ft) out.push(ft, '');
     }
