@@ -74,7 +74,7 @@ export function fleetFor(rate: number, c: MeasuredCosts, a: FleetAssumptions = D
   const k = a.replicas / c.measuredReplicas;
   const nodes = Math.ceil(rate / perNode);
   const extra = Math.max(0, nodes - 1);
-  // The NATS CPU slope is not added: measured at 30 req/s it is mostly the nodes' costs a second
+  // The NATS CPU slope is not added: measured at this machine's rates it is mostly the nodes' costs a second
   // (lease checks, polls, heartbeats), which a fleet's rate spreads thin; the bytes are a request's.
   const natsCpuS = (rate * c.natsCpuMs * k) / 1000;
   const netBytes = rate * (c.natsInBytes * k + c.natsOutBytes + (c.perExtraNode?.natsOutBytes ?? 0) * extra);
@@ -119,8 +119,8 @@ export function assumptionLines(sets: ReadonlyArray<[string, MeasuredCosts]>, a:
     ...sets.map(([label, c]) => (c.perExtraNode
       ? `- ${label}, the fan-out, measured: every node beyond the first adds ${fmtInt(c.perExtraNode.natsOutBytes)} B from NATS ` +
         'per request (the slope over 1, 2 and 4 nodes, floored at 0: every node takes the learned values\' changes, one message a window, so every change\'s bytes once a node); ' +
-        `the table adds it for its fleet's nodes ("by network"). The NATS CPU slope, ${ms(c.perExtraNode.natsCpuMs)} ms per request and node here, is not added: at the samples' ` +
-        '30 req/s it is mostly what each node costs a second whatever its requests (lease checks, store polls, watch heartbeats; the idle column above), which 10k–100k req/s spread thin.'
+        `the table adds it for its fleet's nodes ("by network"). The NATS CPU slope, ${ms(c.perExtraNode.natsCpuMs)} ms per request and node here, is not added: at the rates ` +
+        'measured here it is mostly what each node costs a second whatever its requests (lease checks, store polls, watch heartbeats; the idle column above), which 10k–100k req/s spread thin.'
       : `- ${label}: one node count measured, no fan-out term.`)),
     '- Not measured: a three-server cluster\'s replication round trip (it adds to every write\'s latency, not to the counts); the slope beyond 4 nodes (taken as straight); KV state grows with users.',
   ];
