@@ -26,13 +26,13 @@ async function writeOne(kv: KV, w: Sum): Promise<Change | undefined> {
     if (next === undefined) return undefined;
     try {
       const revision = old.revision
-        ? await guard(kv.update(w.key, encode(next), old.revision))
-        : await guard(kv.create(w.key, encode(next)));
+        ? await guard(() => kv.update(w.key, encode(next), old.revision))
+        : await guard(() => kv.create(w.key, encode(next)));
       return { key: w.key, revision, value: next };
     } catch (err) {
       if (!isConflict(err)) throw err;
       // The revision known was behind (another writer wrote since): add to what is stored.
-      const e = await guard(kv.get(w.key));
+      const e = await guard(() => kv.get(w.key));
       old = { value: decode(e), revision: e?.revision ?? 0 };
     }
   }

@@ -99,7 +99,7 @@ function reader(kv: KV, copy: LearnedCopy, own: (Pick<NatsLearned, 'ready' | 'fl
     async dropApp(app) {
       const keys = await keysOf(kv, `*.${app}.*`);
       copy.dropApp(app);
-      for (const k of keys) await guard(kv.delete(k));
+      for (const k of keys) await guard(() => kv.delete(k));
       copy.dropApp(app);
       own?.dropped(keys);
       return keys.length;
