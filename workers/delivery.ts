@@ -13,7 +13,7 @@ import { postbackSender } from '../src/delivery/postback/index.js';
 import { bucketExporter } from '../src/delivery/bucket/index.js';
 import { NODE_ID } from '../src/delivery/bucket/node-id.js';
 import { WorkerMetrics } from '../src/delivery/worker-metrics.js';
-import type { DeliverySender, WorkerContext, WorkerInit } from '../src/delivery/service.js';
+import type { DeliverySender, WorkerContext, WorkerInit } from '../src/delivery/worker-contract.js';
 import type { FromWorker, ToWorker } from '../src/delivery/thread-messages.js';
 import { log, setLogLevel } from '../src/log.js';
 

@@ -10,28 +10,13 @@ import { log } from '../log.js';
 import type { Metrics } from '../http/metrics.js';
 import type { TriggerQueue as Outbox } from './outbox.js';
 import type { FromWorker, ToWorker } from './thread-messages.js';
-import type { WorkerMetrics } from './worker-metrics.js';
 import type { StateTarget } from '../config.js';
-import type { Keyring, SharedKeys } from '../secrets/keyring.js';
+import type { Keyring } from '../secrets/keyring.js';
+import type { DeliverySettings, WorkerInit } from './worker-contract.js';
 
-/** Tunables of the delivery worker; every one has a default. */
-export interface DeliverySettings {
-  /** Postback sends in flight per app (DWELL_POSTBACK_CONCURRENCY). */
-  perApp?: number;
-  /** Postback sends in flight in all. */
-  maxInFlight?: number;
-  /** Polling interval of the outbox, ms (DWELL_DELIVERY_POLL_MS). */
-  pollMs?: number;
-  /** A 2xx must arrive within this, ms. */
-  timeoutMs?: number;
-  logLevel?: 'debug' | 'info' | 'warn' | 'error';
-  /** A bucket batch closes this long after its oldest trigger, ms (DWELL_EXPORT_WINDOW_MS). */
-  exportWindowMs?: number;
-  /** ... or at this many bytes of JSON lines (DWELL_EXPORT_MAX_BYTES). */
-  exportMaxBytes?: number;
-  /** One bucket upload's deadline, ms (DWELL_EXPORT_UPLOAD_TIMEOUT_MS). */
-  exportUploadTimeoutMs?: number;
-}
+export type { DeliverySettings } from './worker-contract.js';
+/** The worker's entry point, named for the dependency rule (it is started by URL below). */
+export type * as DeliveryEntry from '../../workers/delivery.js';
 
 export interface DeliveryOptions extends DeliverySettings {
   dataDir: string;
@@ -44,7 +29,6 @@ export interface DeliveryOptions extends DeliverySettings {
   keyring?: Keyring;
 }
 
-export interface WorkerInit extends DeliverySettings { dataDir: string; state: StateTarget; allowPrivate: boolean; keys?: SharedKeys }
 
 /** `running` from the worker's `started` until it exits; `restarting` while it waits to be spawned again. */
 export type DeliveryState = 'starting' | 'running' | 'restarting' | 'stopped';
@@ -140,21 +124,4 @@ export function startDelivery(opts: DeliveryOptions): DeliveryHandle {
       await worker.terminate();
     },
   };
-}
-
-/** What a sender running in the delivery worker gets, and what it must offer. */
-export interface WorkerContext {
-  init: WorkerInit;
-  outbox: Outbox;
-  apps: import('./app-settings.js').AppSettings;
-  metrics: WorkerMetrics;
-}
-
-export interface DeliverySender {
-  readonly name: string;
-  start(): void;
-  /** Something was enqueued or replayed: look now rather than at the next poll. */
-  wake(): void;
-  /** Stop taking work, finish or release what is in hand. */
-  stop(): Promise<void>;
 }

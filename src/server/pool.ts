@@ -16,6 +16,9 @@ import { WarmUpSettle } from './warm-up-settle.js';
 import { leastBusyInTurn, type Balancer } from './balancer.js';
 import { fixHeapGrowth } from './heap-growth.js';
 
+/** The worker's entry point, named for the dependency rule (Piscina starts it by URL below). */
+export type * as DetectEntry from '../../workers/detect.js';
+
 export type WorkersState = 'warming' | 'warm';
 
 /** Each detection worker's young generation, MB (two semi-spaces; Node 20's default is 32): see the constructor. */

@@ -1,6 +1,6 @@
 /** The postback sender as the delivery worker runs it: dispatcher + HTTP sender + metrics. */
 import { PostbackDispatcher } from './dispatcher.js';
-import type { DeliverySender, WorkerContext } from '../service.js';
+import type { DeliverySender, WorkerContext } from '../worker-contract.js';
 import { PostbackSender } from './sender.js';
 import { log } from '../../log.js';
 
