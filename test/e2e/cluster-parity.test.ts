@@ -65,6 +65,22 @@ test('export through B lists the pending triggers of a detection accepted throug
   assert.deepEqual((await call(A, app, `/v2/apps/${app.app_key}/users/export?advertising_id=ad-export`)).body.users[0].triggers, []);
 });
 
+test('export and erase through A see a trigger that died on the cluster queue, whichever node gave it up', async () => {
+  const app = await createApp(A.url, { method: 'postback', url: hook });
+  assert.equal((await call(A, app, '/v1/detect', visit('ad-dead', '07'))).status, 202);
+  // Switched to sync with the trigger still queued: whichever node's sender claims it gives it up.
+  assert.equal((await admin(B, `/admin/apps/${app.app_key}`, { method: 'PATCH', body: JSON.stringify({ delivery: { method: 'sync' } }) })).status, 200);
+  await until('the trigger dead', async () => (await admin(B, `/admin/apps/${app.app_key}/deliveries?status=dead`)).body.count >= 1);
+  for (const node of [A, B]) {
+    const exported = await call(node, app, `/v2/apps/${app.app_key}/users/export?advertising_id=ad-dead`);
+    const triggers = exported.body.users[0].triggers;
+    assert.ok(triggers.length >= 1 && triggers.every((t: any) => t.status === 'dead'), JSON.stringify(triggers));
+  }
+  const erased = await call(A, app, `/v2/apps/${app.app_key}/users/erase`, { advertising_id: 'ad-dead' });
+  assert.ok(erased.body.erased.dead_triggers >= 1, JSON.stringify(erased.body));
+  assert.equal((await admin(B, `/admin/apps/${app.app_key}/deliveries?status=dead`)).body.count, 0);
+});
+
 test('the explorer through B lists the geofences created through A', async () => {
   const app = await createApp(A.url);
   const ids: string[] = [];
