@@ -104,7 +104,7 @@ export class LearnedCopy {
     return { revision: r?.[0] ?? 0, stored: r?.[1] };
   }
 
-  /** Moves every pending sum into flight: what one write per key now sends, with the stored value and revision it starts from. */
+  /** Moves every pending sum into flight: what one write per key now sends (the new part only), with the stored value and revision it starts from. */
   takePending(): Array<{ key: string; revision: number; stored: unknown; delta: unknown }> {
     return this.root.transactionSync(() => {
       const out: Array<{ key: string; revision: number; stored: unknown; delta: unknown }> = [];
@@ -112,9 +112,11 @@ export class LearnedCopy {
         this.dirty.removeSync(key);
         const r = this.values.get(key);
         if (!r || r[3] === undefined) continue;
-        const delta = r[4] === undefined ? r[3] : plusOf(kindOf(key))(r[4], r[3]) ?? r[4];
-        this.values.putSync(key, withView(key, [r[0], r[1], undefined, undefined, delta]));
-        out.push({ key, revision: r[0], stored: r[1], delta });
+        // Only what is new goes out: a sum still in flight (handed to the writer, not yet seen
+        // stored) was sent already, and sending it again would count it twice.
+        const inFlight = r[4] === undefined ? r[3] : plusOf(kindOf(key))(r[4], r[3]) ?? r[4];
+        this.values.putSync(key, withView(key, [r[0], r[1], undefined, undefined, inFlight]));
+        out.push({ key, revision: r[0], stored: r[1], delta: r[3] });
       }
       return out;
     });

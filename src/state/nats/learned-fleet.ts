@@ -7,9 +7,10 @@
  * written: the traffic a request costs does not grow with the nodes (before, every detection
  * thread watched the bucket: every write was delivered nodes × threads times).
  *
- * Nothing is lost when the writer goes: a sum not acknowledged is written by its node itself
- * (read-modify-write with the revision, learned-flush.ts), as is everything while no node holds
- * the lease. What a writer had acknowledged and not yet written when it died is lost: its last
+ * Nothing is lost when the writer goes, and nothing is added twice when an answer is: a chunk of
+ * sums whose answer timed out is sent again under its id (the writer takes an id once); a node
+ * writes its sums itself (read-modify-write with the revision, learned-flush.ts) only when no
+ * writer listens at all, as while no node holds the lease. What a writer had acknowledged and not yet written when it died is lost: its last
  * window of learning, as a node's own pending sums are when it dies. A changes message missed
  * (core NATS, at most once) leaves the copy behind until the key is written again; the writes stay
  * exact, only reads are older.
@@ -38,11 +39,21 @@ const WRITER_WINDOWS = 3;
 /** A sum handed on and not seen stored by then stops being added to this node's view. */
 const CONFIRM_MS = 10_000;
 
-interface SumsMsg { b: string; s: Array<[string, unknown]> }
+/** One chunk of a node's window: `id` unique per chunk (a repeat is taken once), `b` the batch on its last chunk. */
+interface SumsMsg { id: string; b: string; s: Array<[string, unknown]> }
+/** A window's sums on their way to the writer, chunk by chunk: what is left to send, and its sums. */
+interface Unsent { b: string; keys: string[]; chunks: Array<{ msg: SumsMsg; sums: Sum[] }> }
 interface ChangedMsg { b: string[]; c: Array<[string, number, unknown]> }
 
 const json = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
 const parse = <T>(d: Uint8Array) => JSON.parse(new TextDecoder().decode(d)) as T;
+/** The request reached nobody (no writer subscribed): certain, unlike a timeout, that nothing was taken. */
+const nobodyListened = (err: unknown): boolean => {
+  const e = err as { name?: string; cause?: { name?: string }; isNoResponders?: () => boolean } | null;
+  return e?.name === 'NoResponders' || e?.cause?.name === 'NoResponders' || (typeof e?.isNoResponders === 'function' && e.isNoResponders());
+};
+/** How long the writer remembers a chunk's id, so a node's repeat after a lost answer is not added twice. */
+const REMEMBER_MS = 120_000;
 
 export interface Fleet {
   flush(): Promise<void>;
@@ -59,6 +70,10 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
   /** On the writer: the other nodes' sums, by key, and their batches, until written. */
   const remote = new Map<string, unknown>();
   let remoteBatches: string[] = [];
+  /** On the writer: chunk ids taken, with when. */
+  const taken = new Map<string, number>();
+  /** This node's windows not yet answered by a writer, oldest first. */
+  const unsent: Unsent[] = [];
   let serving: Subscription | null = null;
 
   const changed = nc.subscribe(CHANGED, {
@@ -89,6 +104,9 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
           if (err) return;
           try {
             const msg = parse<SumsMsg>(m.data);
+            // A repeat of a chunk already taken (its answer was lost, the node sent it again): taken once.
+            if (taken.has(msg.id)) { m.respond(json({ ok: true })); return; }
+            taken.set(msg.id, Date.now());
             for (const [key, delta] of msg.s) {
               const had = remote.get(key);
               remote.set(key, had === undefined ? delta : plusOf(kindOf(key))(had, delta) ?? had);
@@ -125,31 +143,49 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
     publish(changes, batches);
   };
 
-  /** Hands this node's sums to the writer; false when no writer took them. */
-  const handOn = async (local: Sum[]): Promise<boolean> => {
-    const b = `${node}.${batchNo++}`;
-    try {
+  /**
+   * Hands this node's sums to the writer, with any window still unanswered first. A chunk that
+   * timed out may have been taken: it is sent again next window under the same id (the writer
+   * takes an id once), never written here, so a sum is not counted twice. Only when no writer
+   * listens at all does this node write what is left itself.
+   */
+  const handOn = async (local: Sum[]) => {
+    if (local.length) {
+      const b = `${node}.${batchNo++}`;
+      const chunks: Unsent['chunks'] = [];
       for (let i = 0; i < local.length; i += CHUNK) {
-        const last = i + CHUNK >= local.length;
-        const msg: SumsMsg = { b: last ? b : '', s: local.slice(i, i + CHUNK).map((s) => [s.key, s.delta]) };
-        await nc.request(SUMS, json(msg), { timeout: 2_000 });
+        const sums = local.slice(i, i + CHUNK);
+        chunks.push({ msg: { id: `${b}.${i}`, b: i + CHUNK >= local.length ? b : '', s: sums.map((x) => [x.key, x.delta]) }, sums });
       }
-    } catch {
-      return false;
+      unsent.push({ b, keys: local.map((x) => x.key), chunks });
     }
-    handed.set(b, { keys: local.map((s) => s.key), at: Date.now() });
-    return true;
+    while (unsent.length) {
+      const u = unsent[0];
+      try {
+        while (u.chunks.length) {
+          await nc.request(SUMS, json(u.chunks[0].msg), { timeout: 2_000 });
+          u.chunks.shift();
+        }
+        handed.set(u.b, { keys: u.keys, at: Date.now() });
+      } catch (err) {
+        if (!nobodyListened(err)) return;
+        await write(u.chunks.flatMap((c) => c.sums), [], []);
+      }
+      unsent.shift();
+    }
   };
 
   let closing = false;
   let ticks = 0;
   const tick = async () => {
     for (const [b, h] of handed) if (Date.now() - h.at > CONFIRM_MS) { handed.delete(b); copy.apply([], h.keys); }
+    for (const [id, at] of taken) if (Date.now() - at > REMEMBER_MS) taken.delete(id);
     const writer = !closing && await lease.hold(LEASE).catch(() => false);
     serve(writer);
     // The writer writes every WRITER_WINDOWS windows: a key taught by many stays, of any node, meanwhile is written once.
     if (writer && ++ticks % WRITER_WINDOWS !== 0) return;
-    const local = copy.takePending();
+    // Windows a former writer never answered are this node's to write once it is the writer.
+    const local = [...(writer ? unsent.splice(0).flatMap((u) => u.chunks.flatMap((c) => c.sums)) : []), ...copy.takePending()];
     // Others' sums taken while this node was the writer are written by it, writer still or not.
     const others = [...remote].map(([key, delta]) => ({ key, delta, ...copy.stored(key) }));
     const batches = remoteBatches;
@@ -157,8 +193,8 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
     remoteBatches = [];
     if (writer || others.length) {
       if (local.length || others.length) await write(local, others, batches);
-    } else if (local.length && !(await handOn(local))) {
-      await write(local, [], []);
+    } else if (local.length || unsent.length) {
+      await handOn(local);
     }
   };
 
