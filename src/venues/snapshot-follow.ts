@@ -19,6 +19,14 @@ export interface SnapshotSource {
 
 export const snapshotRoot = (dataDir: string): string => join(dataDir, 'venue-snapshots');
 
+/**
+ * One look-and-fetch may take this long. A read of the object store can stall without failing (a
+ * stream whose server went away mid-transfer); past this the attempt is abandoned and the next
+ * poll starts afresh, into a directory of its own, instead of the node waiting on it for ever.
+ */
+const ATTEMPT_MS = 60_000;
+let attempts = 0;
+
 /** Fetches the newest snapshot into `root` whenever it changes; answers a stop function. */
 export function followSnapshots(source: SnapshotSource, root: string, intervalMs = 2_000): () => void {
   let busy = false;
@@ -27,24 +35,34 @@ export function followSnapshots(source: SnapshotSource, root: string, intervalMs
   const tick = async (): Promise<void> => {
     if (busy || stopped) return;
     busy = true;
+    let timer: NodeJS.Timeout | undefined;
+    const stalled = new Promise<'stalled'>((resolve) => { timer = setTimeout(() => resolve('stalled'), ATTEMPT_MS); timer.unref(); });
     try {
-      const m = await source.current();
-      if (!m) {
-        if (!waiting) log.warn('no venue store published to the cluster yet: not ready until one is (dwell import … --publish)');
-        waiting = true;
-        return;
-      }
-      const live = await readCurrent(root).catch(() => undefined);
-      if (m.version === live) return;
-      await fetchInto(source, m, root);
-      await writeCurrent(root, m.version);
-      await pruneVersions(root, live ? [m.version, live] : [m.version]);
-      log.info('venue snapshot fetched', { version: m.version, published_at: m.published_at });
+      if (await Promise.race([attempt(), stalled]) === 'stalled') log.warn('venue snapshot fetch stalled; trying again', { after_ms: ATTEMPT_MS });
     } catch (err) {
       log.warn('venue snapshot fetch failed; keeping the current store', { error: (err as Error).message });
     } finally {
+      clearTimeout(timer);
       busy = false;
     }
+  };
+  /** The attempt under way; an abandoned one that wakes up later must not switch CURRENT back. */
+  let generation = 0;
+  const attempt = async (): Promise<void> => {
+    const mine = ++generation;
+    const m = await source.current();
+    if (!m) {
+      if (!waiting) log.warn('no venue store published to the cluster yet: not ready until one is (dwell import … --publish)');
+      waiting = true;
+      return;
+    }
+    const live = await readCurrent(root).catch(() => undefined);
+    if (m.version === live) return;
+    await fetchInto(source, m, root);
+    if (mine !== generation || stopped) return;
+    await writeCurrent(root, m.version);
+    await pruneVersions(root, live ? [m.version, live] : [m.version]);
+    log.info('venue snapshot fetched', { version: m.version, published_at: m.published_at });
   };
   const timer = setInterval(() => void tick(), intervalMs);
   timer.unref();
@@ -54,7 +72,7 @@ export function followSnapshots(source: SnapshotSource, root: string, intervalMs
 
 async function fetchInto(source: SnapshotSource, m: SnapshotManifest, root: string): Promise<void> {
   if (!/^[\w.-]+$/.test(m.version)) throw new Error(`refusing a snapshot version name ${JSON.stringify(m.version)}`);
-  const tmp = join(root, `.tmp-${m.version}-${process.pid}`);
+  const tmp = join(root, `.tmp-${m.version}-${process.pid}-${++attempts}`);
   await mkdir(tmp, { recursive: true });
   try {
     await source.download(m, tmp);
