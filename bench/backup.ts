@@ -25,13 +25,13 @@ import { fileURLToPath } from 'node:url';
 import { open, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { Pool } from 'undici';
 import { SCOPED_MARKER, userKey } from '../src/users/keys.js';
-import type { UserRecord } from '../src/users/records.js';
-import { DAY_MS, touchKey } from '../src/users/touch.js';
+import { touchKey } from '../src/users/touch.js';
 import { signature } from '../src/signing.js';
 import { atExit, freePort, spawnService, waitFor200 } from './lib/child.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { closedLoop, openLoop, type LoadResult } from './lib/load.js';
 import { rng } from './lib/rng.js';
+import { seededRecord } from './lib/user-records.js';
 import { BodyPool, prepareBody } from './lib/signing.js';
 import { spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
@@ -47,21 +47,6 @@ const CLI = path.join(ROOT, 'dist/src/cli.js');
 const APP = 'ak_backupbench';
 const NOW = Date.now();
 
-function record(r: ReturnType<typeof rng>, visits: number): UserRecord {
-  const h: UserRecord['h'] = {};
-  const ids: string[] = [], v: number[] = [], t: Array<string | number> = [];
-  let at = NOW - 200 * DAY_MS;
-  for (let k = 0; k < visits; k++) {
-    at += r.int(1, 5) * 3_600_000;
-    const venue = `osm_n${r.int(1e8, 9e9)}`;
-    const id = `${Math.floor(r.next() * 2 ** 52).toString(36)}${Math.floor(r.next() * 2 ** 40).toString(36)}`;
-    h[venue] = { f: at, l: at, p: -1, n: Math.round(r.float(0.3, 1) * 1000) / 1000, i: id };
-    ids.push(id);
-    v.push(43.73 + r.float(0, 0.02), 7.41 + r.float(0, 0.03), r.int(8, 60), Math.round(at / 1000));
-    t.push(venue, 0.8, `osm_n${r.int(1e8, 9e9)}`, 0.1);
-  }
-  return { h, r: ids, v, t, d: NOW };
-}
 
 async function populateUsers(dataDir: string, n: number, visits: number): Promise<void> {
   const db: RootDatabase = open({ path: path.join(dataDir, 'users'), useRecords: false, noSync: true, compression: false } as RootDatabaseOptionsWithPath);
@@ -69,7 +54,7 @@ async function populateUsers(dataDir: string, n: number, visits: number): Promis
   for (let from = 0; from < n; from += 20_000) {
     let last: Promise<boolean> | undefined;
     for (let i = from; i < Math.min(n, from + 20_000); i++) {
-      void db.put(userKey(APP, `user-${i}`), record(r, visits));
+      void db.put(userKey(APP, `user-${i}`), seededRecord(r, visits, NOW));
       last = db.put(touchKey(NOW, APP, `user-${i}`), 1);
     }
     await last;

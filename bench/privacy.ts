@@ -30,13 +30,13 @@ import { eraseUsers } from '../src/privacy/erase.js';
 import { openPrivacyStores } from '../src/privacy/stores.js';
 import { MIN_SWEEP_PER_SECOND, RetentionSweeper, SWEEP_BATCH_MS } from '../src/privacy/retention.js';
 import { SCOPED_MARKER, userKey } from '../src/users/keys.js';
-import type { UserRecord } from '../src/users/records.js';
 import { DAY_MS, SLOT_KEY, touchKey } from '../src/users/touch.js';
 import { signature } from '../src/signing.js';
 import { atExit, freePort, spawnService, waitFor200 } from './lib/child.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { openLoop, type LoadResult } from './lib/load.js';
 import { rng } from './lib/rng.js';
+import { seededRecord } from './lib/user-records.js';
 import { BodyPool, prepareBody } from './lib/signing.js';
 import { Samples, spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
@@ -56,24 +56,6 @@ const OLD_D = NOW - RETENTION_MS - 2 * DAY_MS; // due at NOW
 const FRESH_D = NOW + DAY_MS; // written today
 const userId = (i: number) => `user-${i.toString(36).padStart(6, '0')}`;
 
-/** A record as the detection leaves it after `visits` visits to as many venues. */
-function record(r: ReturnType<typeof rng>, visits: number, d: number): UserRecord {
-  const h: UserRecord['h'] = {};
-  const ids: string[] = [];
-  const v: number[] = [];
-  const t: Array<string | number> = [];
-  let at = NOW - 200 * DAY_MS;
-  for (let k = 0; k < visits; k++) {
-    at += r.int(1, 5) * 3_600_000;
-    const venue = `osm_n${r.int(1e8, 9e9)}`;
-    const id = `${Math.floor(r.next() * 2 ** 52).toString(36)}${Math.floor(r.next() * 2 ** 40).toString(36)}`;
-    h[venue] = { f: at, l: at, p: -1, n: Math.round(r.float(0.3, 1) * 1000) / 1000, i: id };
-    ids.push(id);
-    v.push(43.73 + r.float(0, 0.02), 7.41 + r.float(0, 0.03), r.int(8, 60), Math.round(at / 1000));
-    t.push(venue, 0.8, `osm_n${r.int(1e8, 9e9)}`, 0.1);
-  }
-  return { h, r: ids, v, t, d };
-}
 
 const STORE_OPTIONS = { useRecords: false, noSync: true, compression: false };
 
@@ -88,7 +70,7 @@ async function populate(dataDir: string, n: number, visits: number, old: (i: num
     let last: Promise<boolean> | undefined;
     for (let i = from; i < Math.min(n, from + CHUNK); i++) {
       const until = old(i) ? d.old : d.fresh;
-      void db.put(userKey(APP, userId(i)), record(r, visits, until));
+      void db.put(userKey(APP, userId(i)), seededRecord(r, visits, NOW, until));
       last = db.put(touchKey(until, APP, userId(i)), 1);
     }
     await last;
