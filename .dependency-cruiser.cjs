@@ -2,7 +2,8 @@
  * The dependency rule (issue 15): imports point one way, from the shell through the features to
  * state and core, never back, and never in a circle. `npm run lint:deps` checks it in CI.
  *
- *   shell     src/server/, src/pipeline/, src/ui/ (the explorer), src/ops/ (backup, restore, data format), workers/, src/cli*.ts, src/docs/, src/index.ts
+ *   shell     src/server/, src/pipeline/, src/ui/ (the explorer), src/ops/ (backup, restore, data format), workers/, src/cli*.ts, src/docs/, src/index.ts,
+ *             src/research/ (the accuracy research tools: command lines over the detection core, not shipped)
  *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/, src/beacons/, src/feedback/
  *   state     src/users/, src/learned/, src/state/
  *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/secrets/, src/errors.ts, src/log.ts, src/log-*.ts, src/signing.ts,
@@ -27,7 +28,7 @@
  * client/ is what customers' servers install (`dwell/client`): it runs in their process, so it
  * imports only the signing and the schemas' types, never the service's state, logs or config.
  */
-const SHELL = '^(src/(server|pipeline|docs|ui|ops)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
+const SHELL = '^(src/(server|pipeline|docs|ui|ops|research)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
 const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|recent|beacons|feedback)/';
 const STATE = '^src/(users|learned|state)/';
 /** Module that starts a worker thread → the entry point it starts. */

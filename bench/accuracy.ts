@@ -21,7 +21,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { runImport } from '../src/venues/import/build.js';
 import { writePerformanceRow } from './lib/perf-doc.js';
-import { VDSIM } from './lib/vdsim.js';
+import { VDSIM } from '../src/research/vdsim.js';
 import { createApp, detect, importBeacons, startServer, type App, type Line } from './lib/accuracy-server.js';
 import { chooseVisits, readTruth, sendFeedback, truthWithout, type FeedbackTally } from './lib/accuracy-feedback.js';
 

@@ -2,7 +2,7 @@
  * The detection model's parameters, in one frozen object that the detection context carries
  * (index.ts DetectContext.params). Each group belongs to one part of the model, named beside it;
  * the values are measured choices, and each says why it is what it is. The service runs with
- * DEFAULT_PARAMS; the accuracy harness (bench/accuracy-offline.ts) builds its own frozen variant
+ * DEFAULT_PARAMS; the accuracy harness (src/research/offline.ts) builds its own frozen variant
  * with withParams instead of changing anything shared, so two contexts never see each other's.
  */
 

@@ -2,6 +2,6 @@
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
-// Compiled to dist/bench/lib/: three levels up is the checkout.
+// Compiled to dist/src/research/: three levels up is the checkout.
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 export const VDSIM = process.env.VDSIM ?? path.resolve(ROOT, '../shared/tools/vdsim/vdsim.mjs');

@@ -1,16 +1,16 @@
 /**
  * What a vdsim request set allows any ranking to reach (docs/ranking.md "Ceilings"):
  *
- *   node dist/bench/ceilings.js position --venues V.jsonl.gz --requests DIR --out DIR2 [--noise 5]
+ *   node dist/src/research/ceilings.js position --venues V.jsonl.gz --requests DIR --out DIR2 [--noise 5]
  *     writes a copy of DIR whose visit fixes stand at the true venue (one offset on the kind's
  *     footprint disc per event, plus `noise` m of Gaussian error per fix): run
- *     accuracy-offline.js on DIR2 for the score of a phone that knows where it stands.
- *   node dist/bench/ceilings.js twins --venues V.jsonl.gz --requests DIR [--results FILE]
+ *     offline.js on DIR2 for the score of a phone that knows where it stands.
+ *   node dist/src/research/ceilings.js twins --venues V.jsonl.gz --requests DIR [--results FILE]
  *     counts scored events whose venue has a twin (same name and category within 10 m), which no
  *     signal can tell apart, and with a results file, the top1 on and off them.
- *   node dist/bench/ceilings.js aps --venues V.jsonl.gz --requests DIR --out APS.jsonl
+ *   node dist/src/research/ceilings.js aps --venues V.jsonl.gz --requests DIR --out APS.jsonl
  *     writes where the simulator put every access point around the venues (bssid, lat, lon,
- *     venue or null for a home or office router): run accuracy-offline.js with `--aps APS.jsonl`
+ *     venue or null for a home or office router): run offline.js with `--aps APS.jsonl`
  *     for the score of Wi-Fi positioning with a perfect map of access points.
  */
 import fs from 'node:fs';
@@ -18,20 +18,18 @@ import zlib from 'node:zlib';
 import path from 'node:path';
 import os from 'node:os';
 import { pathToFileURL } from 'node:url';
-import { rng } from './lib/rng.js';
-import { VDSIM } from './lib/vdsim.js';
-import { M_PER_DEG, mPerDegLon, metres as planarMetres } from '../src/geo/distance.js';
+import { seeded } from './rng.js';
+import { VDSIM } from './vdsim.js';
+import { flags, die } from './flags.js';
+import { M_PER_DEG, mPerDegLon, metres as planarMetres } from '../geo/distance.js';
 
 interface Venue { id: string; name?: string; category?: string; lat: number; lon: number }
 interface Truth { request_id: string; event_id: string; type: string; venue_id: string; kind: string; scored: boolean }
 
-const opts: Record<string, string> = {};
-const [cmd, ...rest] = process.argv.slice(2);
-for (let i = 0; i < rest.length; i += 2) opts[rest[i].replace(/^--/, '')] = rest[i + 1];
-if (!['position', 'twins', 'aps'].includes(cmd) || !opts.venues || !opts.requests || (cmd !== 'twins' && !opts.out)) {
-  console.error('usage: ceilings position|twins|aps --venues V --requests DIR [--out DIR2|FILE] [--noise m] [--results FILE]');
-  process.exit(2);
-}
+const USAGE = 'ceilings position|twins|aps --venues V --requests DIR [--out DIR2|FILE] [--noise m] [--results FILE]';
+const { values, rest } = flags(['venues', 'requests', 'out', 'noise', 'results'], USAGE);
+const opts = values as Record<string, string>, cmd = rest[0];
+if (!['position', 'twins', 'aps'].includes(cmd) || !opts.venues || !opts.requests || (cmd !== 'twins' && !opts.out)) die(`usage: ${USAGE}`);
 
 const lines = (file: string): string[] => {
   const raw = fs.readFileSync(file);
@@ -83,8 +81,7 @@ function positionOracle(): void {
   const R: Record<string, number> = { home: 15, lodging: 30, work: 30, school: 40, quick: 8, night: 12, meal: 12, active: 25,
     airport: 300, transit: 40, outdoor: 60, shop: 15, culture: 40, medical: 30, other: 15 };
   const noise = Number(opts.noise ?? 5);
-  const r = rng(1);
-  const gauss = () => Math.sqrt(-2 * Math.log(1 - r.next())) * Math.cos(2 * Math.PI * r.next());
+  const r = seeded(1), gauss = r.normal;
   fs.mkdirSync(opts.out, { recursive: true });
   for (const f of ['truth.jsonl', 'meta.json']) fs.copyFileSync(path.join(opts.requests, f), path.join(opts.out, f));
   const out: string[] = [];

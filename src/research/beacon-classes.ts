@@ -1,9 +1,9 @@
 /**
  * Where beacons change the answers: scored visits of a vdsim --beacons set split by what the
  * stay's device heard of the app's registry (beacons.jsonl), and for each class, in each results
- * file (accuracy-offline --results), top1 and the mean top1 probability (calibration by class).
+ * file (offline.js --results), top1 and the mean top1 probability (calibration by class).
  *
- *   node dist/bench/accuracy-beacon-classes.js --requests DIR RESULTS.jsonl [RESULTS.jsonl …]
+ *   node dist/src/research/beacon-classes.js --requests DIR RESULTS.jsonl [RESULTS.jsonl …]
  *
  * Classes: the device does not range (no beacon_scan), ranged and heard its own venue's registered
  * beacon, ranged and heard only a neighbour's, ranged and heard no registered beacon. Those are
@@ -13,15 +13,12 @@
  */
 import fs from 'node:fs';
 import path from 'node:path';
+import { die, flags } from './flags.js';
 
-const args = process.argv.slice(2);
-const at = args.indexOf('--requests');
-if (at < 0 || args.length < at + 3) {
-  console.error('usage: accuracy-beacon-classes --requests DIR RESULTS.jsonl [RESULTS.jsonl …]');
-  process.exit(2);
-}
-const dir = args[at + 1];
-const files = args.filter((_, i) => i !== at && i !== at + 1);
+const USAGE = 'beacon-classes --requests DIR RESULTS.jsonl [RESULTS.jsonl …]';
+const { values, rest: files } = flags(['requests'], USAGE);
+if (!values.requests || files.length === 0) die(`usage: ${USAGE}`);
+const dir = values.requests;
 const lines = (f: string): any[] => fs.readFileSync(f, 'utf8').split('\n').filter((l) => l.trim()).map((l) => JSON.parse(l));
 
 const registry = new Map<string, string>(lines(path.join(dir, 'beacons.jsonl')).map((b) => [`${b.uuid}:${b.major}:${b.minor}`.toLowerCase(), String(b.venue_id)]));
