@@ -2,14 +2,23 @@
  * The detection model's parameters, in one frozen object that the detection context carries
  * (index.ts DetectContext.params). Each group belongs to one part of the model, named beside it;
  * the values are measured choices, and each says why it is what it is. The service runs with
- * DEFAULT_PARAMS; the accuracy harness (src/research/offline.ts) builds its own frozen variant
+ * DEFAULT_PARAMS: these hand-set values with the fitted ranking weights of fitted-params.ts over
+ * them (written by `npm run ranking:refit`). The accuracy harness (src/research/offline.ts) builds its own frozen variant
  * with withParams instead of changing anything shared, so two contexts never see each other's.
  */
 
-/** Factor weights of the ranking (rank.ts). 0 switches a factor off (the accuracy harness ablates them this way). */
+import { FITTED } from './fitted-params.js';
+
+/**
+ * Factor weights of the ranking (rank.ts). 0 switches a factor off (the accuracy harness ablates
+ * them this way). These are the hand-set starting values: the factor weights, the temperature and
+ * "none" are refitted (fitted-params.ts), and what runs is DEFAULT_PARAMS.
+ */
 const weights = {
   gps: 1, popularity: 1, timeOfWeek: 0.6, dwell: 1, indoor: 1, ssid: 1,
   pooledAp: 1, poolScanDbm: 0, history: 1,
+  /** The venue type's refinement of the kind terms (type-priors.ts), and the counted-or-not prior (counted-prior.ts). */
+  type: 1, counted: 1,
   /** Spread (m) within which a past stay counts as the same place as this one (labelScores). */
   labelSpread: 15,
   /** The user's past stays here, by the venues they were ranked to (history.ts labelScores). */
@@ -191,8 +200,11 @@ function deepFreeze<T>(o: T): T {
   return o;
 }
 
-/** The parameters the service runs with. Frozen, to the last number. */
-export const DEFAULT_PARAMS: ModelParams = deepFreeze(defaults);
+/** The hand-set values, before the fitted weights: where a refit may start from (`--from hand`). */
+export const HAND_PARAMS: ModelParams = deepFreeze(defaults);
+
+/** The parameters the service runs with: the hand-set values with the fitted weights over them (fitted-params.ts). Frozen, to the last number. */
+export const DEFAULT_PARAMS: ModelParams = withParams(HAND_PARAMS, FITTED as ParamOverrides);
 
 /**
  * A new frozen parameter set: `base` with `overrides` applied; `base` is left as it was. An

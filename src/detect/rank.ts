@@ -113,12 +113,12 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     if (ofKind !== ofKind) ofKind = kindScore[kind] = kindLog(q, lp, kind, p);
     if (rec) for (let k = 0; k < KIND_PARTS.length; k++) rec.factor(i, KIND_PARTS[k], kindParts[kind * KIND_PARTS.length + k]);
     // Every term below goes through noted(): the identity in detection, an explanation's record when explaining.
-    if (lp) ofKind += noted(rec, i, 'type', typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor, p.typePriors));
+    if (lp && W.type) ofKind += noted(rec, i, 'type', W.type * typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor, p.typePriors));
     const own = noted(rec, i, 'distance', W.gps * gpsLogLik(distance, q.sigma, radius)) + ofKind;
     gpsScore[i] = own;
     let s = own;
     if (W.popularity) s += noted(rec, i, 'popularity', W.popularity * popularityLog(v.popularity));
-    if (v.popularity >= 0) s += noted(rec, i, 'counted', counted);
+    if (v.popularity >= 0) s += noted(rec, i, 'counted', W.counted * counted);
     if (ssids.length) s += noted(rec, i, 'wifi_names', W.ssid * ssidLog(ssids, v));
     for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; if (a) s += noted(rec, i, 'wifi_networks', W.pooledAp * pooledLog(a, poolBest[j], v.id)); }
     if (nStays && W.history) s += noted(rec, i, 'history', W.history * historyLog(stays, nStays, v.lat, v.lon, radius));
