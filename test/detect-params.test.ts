@@ -4,7 +4,8 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { DEFAULT_PARAMS, withParams, type ModelParams } from '../src/detect/params.js';
+import { DEFAULT_PARAMS, HAND_PARAMS, withParams, type ModelParams } from '../src/detect/params.js';
+import { FITTED } from '../src/detect/fitted-params.js';
 
 const snapshot = (p: ModelParams): string => JSON.stringify(p);
 
@@ -20,7 +21,7 @@ test('DEFAULT_PARAMS is frozen to the last number', () => {
 });
 
 test('an override makes a new frozen object and leaves the defaults unchanged', () => {
-  const before = snapshot(DEFAULT_PARAMS);
+  const before = snapshot(DEFAULT_PARAMS), temperature = DEFAULT_PARAMS.weights.temperature;
   const p = withParams(DEFAULT_PARAMS, { weights: { temperature: 1.2 }, leg: { on: 0 }, silence: { minMs: Infinity } });
   assert.notEqual(p, DEFAULT_PARAMS);
   assert.equal(p.weights.temperature, 1.2);
@@ -28,7 +29,7 @@ test('an override makes a new frozen object and leaves the defaults unchanged', 
   assert.equal(p.silence.minMs, Infinity);
   assert.equal(p.weights.gps, DEFAULT_PARAMS.weights.gps, 'what is not overridden is the default');
   assert.ok(Object.isFrozen(p) && Object.isFrozen(p.weights) && Object.isFrozen(p.counted), 'the variant is frozen too');
-  assert.equal(DEFAULT_PARAMS.weights.temperature, 1.0);
+  assert.equal(DEFAULT_PARAMS.weights.temperature, temperature);
   assert.equal(DEFAULT_PARAMS.leg.on, 1);
   assert.equal(snapshot(DEFAULT_PARAMS), before);
 });
@@ -37,4 +38,13 @@ test('an unknown parameter is an error that names what was expected', () => {
   assert.throws(() => withParams(DEFAULT_PARAMS, { leg: { windowSeconds: 200 } } as never), /unknown model parameter "leg\.windowSeconds": expected one of windowS/);
   assert.throws(() => withParams(DEFAULT_PARAMS, { legs: { on: 0 } } as never), /unknown model parameter group "legs"/);
   assert.throws(() => withParams(DEFAULT_PARAMS, { weights: { gps: Number('x') } }), /"weights\.gps" must be a number, got NaN/);
+});
+
+test('the defaults are the hand-set values with the fitted weights over them, and nothing else', () => {
+  for (const [g, group] of Object.entries(DEFAULT_PARAMS)) {
+    for (const [k, v] of Object.entries(group)) {
+      const want = FITTED[g]?.[k] ?? (HAND_PARAMS as unknown as Record<string, Record<string, number>>)[g][k];
+      assert.equal(v, want, `${g}.${k}`);
+    }
+  }
 });

@@ -10,7 +10,7 @@
  * only when no held-out set is worse.
  *
  *   npm run ranking:refit -- --fit ../sets/nyc-s1,../sets/mc-m1 --held-out ../sets/nyc-s2,../sets/mc-m2
- *        [--rounds 3] [--from hand|defaults] [--stays LABELLED.jsonl] [--save-stays FILE] [--venues-dir DIR] [--write]
+ *        [--rounds 3] [--from hand|defaults] [--with JSON] [--calibrate-only 1] [--stays LABELLED.jsonl] [--save-stays FILE] [--venues-dir DIR] [--write]
  *
  * A set's venue file is its meta.json `venues` in --venues-dir (default ../shared/data/vd beside
  * the checkout). --stays adds labelled rankings from elsewhere (fit/stays-file.ts: an app's
@@ -29,8 +29,8 @@ import { readStays, writeStays } from './fit/stays-file.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const USAGE = 'ranking:refit -- --fit DIR,DIR --held-out DIR,DIR [--rounds 3] [--from hand|defaults] [--stays FILE] [--save-stays FILE] [--venues-dir DIR] [--write 1]';
-const { values: opts } = flags(['fit', 'held-out', 'rounds', 'from', 'stays', 'save-stays', 'venues-dir', 'write', 'ridge'], USAGE);
-if (!opts.fit && !opts.stays) die(`usage: ${USAGE}`);
+const { values: opts } = flags(['fit', 'held-out', 'rounds', 'from', 'stays', 'save-stays', 'venues-dir', 'write', 'ridge', 'with', 'calibrate-only'], USAGE);
+if (!opts.fit && !opts.stays && !opts.with) die(`usage: ${USAGE}`);
 const venuesDir = opts['venues-dir'] ?? path.resolve(ROOT, '../shared/data/vd');
 const list = (s: string | undefined) => (s ?? '').split(',').filter(Boolean);
 const fitSets = list(opts.fit), heldOut = list(opts['held-out']);
@@ -45,6 +45,17 @@ const PARAM: Record<Factor, [keyof ModelParams, string]> = {
   history_labels: ['weights', 'labels'], beacons: ['beacons', 'weight'], beacons_learned: ['beacons', 'learnedWeight'], none: ['weights', 'none'],
 };
 const COLUMNS: Columns = { k: F, row: (s, r, out) => { for (let j = 0; j < F; j++) out[j] = s.x[r * F + j]; } };
+const NONE = FACTORS.indexOf('none');
+/** --calibrate-only: the weights' ratios kept, one coefficient for their sum (1 / temperature) and one for "none". */
+const CALIBRATION: Columns = { k: 2, row: (s, r, out) => {
+  let sum = 0;
+  for (let j = 0; j < F; j++) if (j !== NONE) sum += s.x[r * F + j];
+  out[0] = sum; out[1] = s.x[r * F + NONE];
+} };
+const calibrateOnly = !!opts['calibrate-only'];
+const cols = calibrateOnly ? CALIBRATION : COLUMNS;
+/** A coefficient per term, from the fit's columns. */
+const perTerm = (beta: Float64Array): Float64Array => (calibrateOnly ? Float64Array.from(FACTORS, (_, k) => (k === NONE ? beta[1] : beta[0])) : beta);
 
 const venuesOf = (dir: string) => path.join(venuesDir, (JSON.parse(fs.readFileSync(path.join(dir, 'meta.json'), 'utf8')) as { venues: string }).venues);
 
@@ -99,20 +110,22 @@ function fitted(p: ModelParams): Record<string, Record<string, number>> {
 }
 
 const extra = opts.stays ? readStays(opts.stays) : [];
-const start = opts.from === 'hand' ? HAND_PARAMS : DEFAULT_PARAMS;
+// --with: parameters laid over the start (a refit's printed `fitted`, to judge it again with --rounds 0).
+const start = withParams(opts.from === 'hand' ? HAND_PARAMS : DEFAULT_PARAMS, JSON.parse(opts.with ?? '{}') as ParamOverrides);
 let params = start;
 let stays: LabelledStay[] = [];
 for (let r = 1; r <= rounds; r++) {
   stays = [...extra];
   for (const dir of fitSets) { say(`round ${r}: recording ${dir}`); stays.push(...await record(dir, params)); }
   const T = params.weights.temperature;
-  const prior = new Float64Array(F).fill(1 / T);
-  const before = describe(stays, COLUMNS, prior);
-  const fit = fitLogit(stays, COLUMNS, prior, ridge);
-  const after = describe(stays, COLUMNS, fit.beta);
+  const prior = new Float64Array(cols.k).fill(1 / T);
+  const before = describe(stays, cols, prior);
+  const fit = fitLogit(stays, cols, prior, ridge);
+  const after = describe(stays, cols, fit.beta);
+  const beta = perTerm(fit.beta);
   say(`round ${r}: ${fit.stays} stays, ${fit.iterations} Newton steps; in-sample top1 ${before.top1.toFixed(4)} → ${after.top1.toFixed(4)}, log loss ${before.logLoss.toFixed(4)} → ${after.logLoss.toFixed(4)}, ECE ${before.ece.toFixed(4)} → ${after.ece.toFixed(4)}`);
-  say(`  coefficients (× the terms as ranked at T = ${T}): ${FACTORS.map((f, k) => `${f} ${fit.beta[k].toFixed(3)}`).join(', ')}`);
-  params = apply(params, fit.beta);
+  say(`  coefficients (× the terms as ranked at T = ${T}): ${FACTORS.map((f, k) => `${f} ${beta[k].toFixed(3)}`).join(', ')}`);
+  params = apply(params, beta);
   say(`  weights now: ${JSON.stringify(fitted(params))}`);
 }
 if (opts['save-stays']) writeStays(opts['save-stays'], stays);
@@ -124,10 +137,9 @@ const pick = (s: Record<string, unknown>) => s.mode === 'structured'
   ? { top1: s.top1, top3: s.top3, ece: s.ece }
   : { top1: s.venue_top1_of_found, precision: s.precision, recall: s.recall };
 for (const dir of heldOut) {
-  const venues = await venueStore(venuesOf(dir));
   say(`held out: ${dir}`);
-  const before = pick(replay({ venues, requests: dir, params: DEFAULT_PARAMS }).score);
-  const after = pick(replay({ venues, requests: dir, params }).score);
+  const before = pick(replay({ venues: await venueStore(venuesOf(dir)), requests: dir, params: DEFAULT_PARAMS }).score);
+  const after = pick(replay({ venues: await venueStore(venuesOf(dir)), requests: dir, params }).score);
   rows.push({ set: path.basename(dir), before, after });
   console.log(JSON.stringify({ set: path.basename(dir), before, after }));
 }

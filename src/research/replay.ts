@@ -11,7 +11,7 @@ import { performance } from 'node:perf_hooks';
 import { detectStructured, detectUnstructured, type DetectContext } from '../detect/index.js';
 import { openUserStore } from '../users/store.js';
 import { runImport } from '../venues/import/build.js';
-import { loadStore, openStore } from '../venues/store.js';
+import { loadStore, openStore, type StoreHandle } from '../venues/store.js';
 import type { VenueStore } from '../detect/venue.js';
 import type { ModelParams } from '../detect/params.js';
 import { viewOf } from '../beacons/lookup.js';
@@ -38,16 +38,20 @@ export interface ReplayOptions {
 
 export interface ReplayResult { score: Record<string, number | string | null>; requests: number; wallS: number; perEvent: number[] }
 
-const stores = new Map<string, Promise<VenueStore>>();
-/** The venue file's store, built once per process by the real importer into a temporary directory. */
-export function venueStore(file: string): Promise<VenueStore> {
-  let s = stores.get(file);
-  if (!s) {
+const handles = new Map<string, Promise<StoreHandle>>();
+/**
+ * The venue file's store, built once per process by the real importer into a temporary directory.
+ * Opened again on every call: a thread keeps one store open (venues/store.ts openStore closes the
+ * previous one), so a tool that alternates cities must not hold on to the other's.
+ */
+export async function venueStore(file: string): Promise<VenueStore> {
+  let h = handles.get(file);
+  if (!h) {
     const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-venues-')), 'venues');
-    s = runImport({ format: 'jsonl', file, out: root, quiet: true }).then(async () => openStore(await loadStore(root)));
-    stores.set(file, s);
+    h = runImport({ format: 'jsonl', file, out: root, quiet: true }).then(() => loadStore(root));
+    handles.set(file, h);
   }
-  return s;
+  return openStore(await h);
 }
 
 export const readJsonl = <T>(file: string): T[] =>

@@ -1,0 +1,57 @@
+/**
+ * The refit's conditional logit (src/research/fit/logit.ts): from stays drawn under known
+ * coefficients, the fit finds them again; started from them, it stays; and a column the data never
+ * sets keeps its prior.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { describe, fitLogit, type Columns } from '../src/research/fit/logit.js';
+import { F, FACTORS, label, type LabelledStay } from '../src/research/fit/record.js';
+
+const cols: Columns = { k: F, row: (s, r, out) => { for (let j = 0; j < F; j++) out[j] = s.x[r * F + j]; } };
+const DIST = FACTORS.indexOf('distance'), POP = FACTORS.indexOf('popularity'), NONE = FACTORS.indexOf('none'), BEACONS = FACTORS.indexOf('beacons');
+
+/** mulberry32: the same stays on every run. */
+function uniform(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), a | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+function draw(n: number, truth: { dist: number; pop: number; none: number }): LabelledStay[] {
+  const u = uniform(7), out: LabelledStay[] = [];
+  for (let s = 0; s < n; s++) {
+    const rows = 6, x = new Float64Array(rows * F);
+    x[0 * F + DIST] = -2; x[0 * F + NONE] = -3;
+    for (let r = 1; r < rows; r++) { x[r * F + DIST] = -6 * u(); x[r * F + POP] = 4 * u(); }
+    const score = Array.from({ length: rows }, (_, r) => truth.dist * x[r * F + DIST] + truth.pop * x[r * F + POP] + truth.none * x[r * F + NONE]);
+    const max = Math.max(...score), w = score.map((v) => Math.exp(v - max)), z = w.reduce((a, b) => a + b, 0);
+    let pick = u() * z, y = 0;
+    while (pick > w[y]) pick -= w[y++];
+    const ids = ['', 'a', 'b', 'c', 'd', 'e'];
+    out.push(label({ x, rows, y: -1, sigma: 10, temperature: 1, ids }, y ? ids[y] : null));
+  }
+  return out;
+}
+
+test('the fit finds the coefficients the stays were drawn with', () => {
+  const stays = draw(4000, { dist: 1.5, pop: 0.5, none: 0.8 });
+  const fit = fitLogit(stays, cols, new Float64Array(F).fill(1), 1e-3);
+  assert.ok(Math.abs(fit.beta[DIST] - 1.5) < 0.15, `distance ${fit.beta[DIST]}`);
+  assert.ok(Math.abs(fit.beta[POP] - 0.5) < 0.1, `popularity ${fit.beta[POP]}`);
+  assert.ok(Math.abs(fit.beta[NONE] - 0.8) < 0.15, `none ${fit.beta[NONE]}`);
+  assert.equal(fit.beta[BEACONS], 1, 'a column no stay sets keeps its prior');
+  const start = describe(stays, cols, new Float64Array(F).fill(1)), end = describe(stays, cols, fit.beta);
+  assert.ok(end.logLoss < start.logLoss, `log loss ${start.logLoss} → ${end.logLoss}`);
+});
+
+test('a label absent from the candidates is "none of these"', () => {
+  const [s] = draw(1, { dist: 1, pop: 1, none: 1 });
+  assert.equal(label(s, 'c').y, 3);
+  assert.equal(label(s, 'elsewhere').y, 0);
+  assert.equal(label(s, null).y, 0);
+});
