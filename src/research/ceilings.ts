@@ -130,7 +130,7 @@ function twins(): void {
       const r = JSON.parse(l);
       for (const d of r.response?.data ?? []) {
         const t = truth.get(`${r.request_id}/${d.event_id}`);
-        if (!t || !t.scored) continue;
+        if (!t?.scored) continue;
         const top = d.visit?.place?.venues?.[0]?.id;
         n++; if (top === t.venue_id) hit++;
         const twin = twinsOf.get(t.venue_id);
