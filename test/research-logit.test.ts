@@ -7,6 +7,10 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { describe, fitLogit, type Columns } from '../src/research/fit/logit.js';
 import { F, FACTORS, label, type LabelledStay } from '../src/research/fit/record.js';
+import { readStays, writeStays } from '../src/research/fit/stays-file.js';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 
 const cols: Columns = { k: F, row: (s, r, out) => { for (let j = 0; j < F; j++) out[j] = s.x[r * F + j]; } };
 const DIST = FACTORS.indexOf('distance'), POP = FACTORS.indexOf('popularity'), NONE = FACTORS.indexOf('none'), BEACONS = FACTORS.indexOf('beacons');
@@ -54,4 +58,17 @@ test('a label absent from the candidates is "none of these"', () => {
   assert.equal(label(s, 'c').y, 3);
   assert.equal(label(s, 'elsewhere').y, 0);
   assert.equal(label(s, null).y, 0);
+});
+
+test('labelled rankings survive their file (the form feedback would arrive in)', () => {
+  const stays = draw(50, { dist: 1, pop: 1, none: 1 });
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-stays-'));
+  try {
+    writeStays(path.join(dir, 's.jsonl'), stays);
+    const back = readStays(path.join(dir, 's.jsonl'));
+    assert.equal(back.length, stays.length);
+    back.forEach((b, i) => { assert.equal(b.y, stays[i].y); assert.deepEqual(Array.from(b.x), Array.from(stays[i].x)); });
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 });

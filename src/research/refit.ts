@@ -28,7 +28,7 @@ import { describe, fitLogit, type Columns } from './fit/logit.js';
 import { readStays, writeStays } from './fit/stays-file.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
-const USAGE = 'ranking:refit -- --fit DIR,DIR --held-out DIR,DIR [--rounds 3] [--from hand|defaults] [--stays FILE] [--save-stays FILE] [--venues-dir DIR] [--write 1]';
+const USAGE = 'ranking:refit -- --fit DIR,DIR --held-out DIR,DIR [--rounds 3] [--from hand|defaults] [--with JSON] [--calibrate-only 1] [--stays FILE] [--save-stays FILE] [--venues-dir DIR] [--write 1]';
 const { values: opts } = flags(['fit', 'held-out', 'rounds', 'from', 'stays', 'save-stays', 'venues-dir', 'write', 'ridge', 'with', 'calibrate-only'], USAGE);
 if (!opts.fit && !opts.stays && !opts.with) die(`usage: ${USAGE}`);
 const venuesDir = opts['venues-dir'] ?? path.resolve(ROOT, '../shared/data/vd');

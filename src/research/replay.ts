@@ -47,7 +47,8 @@ const handles = new Map<string, Promise<StoreHandle>>();
 export async function venueStore(file: string): Promise<VenueStore> {
   let h = handles.get(file);
   if (!h) {
-    const root = path.join(fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-venues-')), 'venues');
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-venues-')), root = path.join(dir, 'venues');
+    process.once('exit', () => fs.rmSync(dir, { recursive: true, force: true }));
     h = runImport({ format: 'jsonl', file, out: root, quiet: true }).then(() => loadStore(root));
     handles.set(file, h);
   }
