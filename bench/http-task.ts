@@ -6,7 +6,7 @@
  * all the work, LMDB has no background threads here); each is measured over `--rounds` passes
  * and the median and range are shown.
  *
- *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--seed N] [--venues DIR] [--stage K]
+ *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--warmup N] [--seed N] [--venues DIR] [--stage K]
  *
  * Rows are cumulative stages (inflate, + parse, + validate, the task, the task's answer posted as
  * Piscina would): the differences are what each step adds. To see the task by function, run
@@ -33,12 +33,14 @@ const { values: argv } = parseArgs({
   options: {
     bodies: { type: 'string', default: '2000' },
     rounds: { type: 'string', default: '3' },
+    /** Warm-up passes of every stage: bench:instructions runs more (steady JIT state under valgrind). */
+    warmup: { type: 'string', default: '1' },
     seed: { type: 'string', default: '1' },
     venues: { type: 'string', default: path.join(ROOT, 'data/monaco') },
     stage: { type: 'string' },
   },
 });
-const nBodies = Number(argv.bodies), rounds = Number(argv.rounds), seed = Number(argv.seed);
+const nBodies = Number(argv.bodies), rounds = Number(argv.rounds), seed = Number(argv.seed), warmup = Number(argv.warmup);
 
 const gz = Array.from({ length: nBodies }, (_, i) => prepareBody(structuredRequest(seed, i)).gz);
 const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-task-'));
@@ -80,8 +82,8 @@ function pass(fn: (i: number) => void): number {
 }
 
 if (argv.stage) stages.splice(0, stages.length, stages[Number(argv.stage) - 1]);
-// Warm-up: every stage once, so the JIT and the caches (venue records, addresses) are in steady state.
-for (const [, fn] of stages) pass(fn);
+// Warm-up: every stage, so the JIT and the caches (venue records, addresses) are in steady state.
+for (let w = 0; w < warmup; w++) for (const [, fn] of stages) pass(fn);
 const rows: string[] = [];
 for (const [name, fn] of stages) {
   const xs = Array.from({ length: rounds }, () => pass(fn));
