@@ -30,52 +30,81 @@ export function newVersions(buffer = new SharedArrayBuffer(4 * (1 + (1 << SLOT_B
   return v;
 }
 
-/** FNV-1a over the key's UTF-16 units: keys are short ASCII strings. */
-function slotOf(key: string): number {
+/** FNV-1a over `kind \0 app \0 name`'s UTF-16 units (keys are short ASCII), without building that string. */
+function slotOf(kind: string, app: string, name: string): number {
   let h = 0x811c9dc5;
-  for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
+  for (let i = 0; i < kind.length; i++) h = Math.imul(h ^ kind.charCodeAt(i), 0x01000193);
+  h = Math.imul(h, 0x01000193);
+  for (let i = 0; i < app.length; i++) h = Math.imul(h ^ app.charCodeAt(i), 0x01000193);
+  h = Math.imul(h, 0x01000193);
+  for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
   return 1 + ((h >>> 0) & MASK);
 }
 
 interface Entry<V> { value: V | undefined; version: number }
 
+/**
+ * One kind of learned value (`kind` is its key prefix in LMDB), by app and name. Entries are kept
+ * per app in maps keyed by the name as the request carries it: a key string built per lookup
+ * (kind + app + name, some 60 lookups a request) was an allocation, a flatten and a hash each time.
+ */
 export class LearnedCache<V> {
-  private readonly entries = new Map<string, Entry<V>>();
+  private readonly byApp = new Map<string, Map<string, Entry<V>>>();
+  private size = 0;
   /** The counter as read when this thread's read snapshot was last renewed. */
   private snapshot = 0;
 
-  constructor(private readonly versions: Versions, private readonly maxEntries: number) {}
+  constructor(private readonly versions: Versions, private readonly maxEntries: number, readonly kind: string) {}
 
   /** Call before renewing the LMDB read snapshot (at the start of every task). */
   begin(): void {
     this.snapshot = Atomics.load(this.versions, 0);
   }
 
-  /** The cached value of `key`, else `load()` (a read from the current snapshot), cached when that is safe. */
-  get(key: string, load: () => V | undefined): V | undefined {
-    const slot = slotOf(key);
-    const version = Atomics.load(this.versions, slot);
-    const e = this.entries.get(key);
+  /** The slot of one key, for `published`. */
+  slot(app: string, name: string): number {
+    return slotOf(this.kind, app, name);
+  }
+
+  /** The cached value of `name`, else `load()` (a read from the current snapshot), cached when that is safe. */
+  get(app: string, name: string, load: () => V | undefined): V | undefined {
+    const version = Atomics.load(this.versions, slotOf(this.kind, app, name));
+    let entries = this.byApp.get(app);
+    const e = entries?.get(name);
     if (e && e.version === version) return e.value;
     const value = load();
     // A slot newer than the snapshot is a commit the snapshot may not hold: not cached.
-    if (((version - this.snapshot) | 0) > 0) { if (e) this.entries.delete(key); return value; }
-    if (!e && this.entries.size >= this.maxEntries) this.entries.delete(this.entries.keys().next().value!);
-    this.entries.set(key, { value, version });
+    if (((version - this.snapshot) | 0) > 0) { if (e) { entries!.delete(name); this.size--; } return value; }
+    if (e) { e.value = value; e.version = version; return value; }
+    if (this.size >= this.maxEntries) this.evictOne();
+    if (!entries) this.byApp.set(app, (entries = new Map()));
+    entries.set(name, { value, version });
+    this.size++;
     return value;
   }
 
-  /** The cached value of `key` while it is current, else undefined; never reads LMDB. */
-  peek(key: string): V | undefined {
-    const e = this.entries.get(key);
-    return e && e.version === Atomics.load(this.versions, slotOf(key)) ? e.value : undefined;
+  /** The cached value of `name` while it is current, else undefined; never reads LMDB. */
+  peek(app: string, name: string): V | undefined {
+    const e = this.byApp.get(app)?.get(name);
+    return e && e.version === Atomics.load(this.versions, slotOf(this.kind, app, name)) ? e.value : undefined;
   }
 
-  /** After the transaction that wrote `keys` has committed: their slots move on (every thread reloads them). */
-  static published(versions: Versions, keys: readonly string[]): void {
-    if (keys.length === 0) return;
+  /** The oldest entry of the first app that has one (one app in all, mostly): the bound, not an LRU. */
+  private evictOne(): void {
+    for (const [app, entries] of this.byApp) {
+      const first = entries.keys().next();
+      if (first.done) { this.byApp.delete(app); continue; }
+      entries.delete(first.value);
+      this.size--;
+      return;
+    }
+  }
+
+  /** After the transaction that wrote the keys of `slots` has committed: their slots move on (every thread reloads them). */
+  static published(versions: Versions, slots: readonly number[]): void {
+    if (slots.length === 0) return;
     const at = (Atomics.add(versions, 0, 1) + 1) | 0;
-    for (const k of keys) raise(versions, slotOf(k), at);
+    for (const s of slots) raise(versions, s, at);
   }
 }
 

@@ -139,42 +139,39 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
   const db: Database = root;
   // Access points' places and pooled evidence as last read: settled ones never change, most
   // scanned ones are unknown. Bounded apart, by DWELL_CACHE_MB (cache-budget.ts).
-  const places = new LearnedCache<ApPlace>(versions, cacheEntries('apPlaces'));
-  const pools = new LearnedCache<PooledAp>(versions, cacheEntries('pooledAps'));
-  /** Learned keys written by the open transaction, published once it commits. */
-  const written: string[] = [];
-  const cacheKey = (kind: string, app: string, bssid: string) => `${kind}\u0000${app}\u0000${bssid}`;
+  const places = new LearnedCache<ApPlace>(versions, cacheEntries('apPlaces'), 'apx');
+  const pools = new LearnedCache<PooledAp>(versions, cacheEntries('pooledAps'), 'pv');
+  /** The slots of the learned keys written by the open transaction, published once it commits. */
+  const written: number[] = [];
 
   /** Merges an observation into a value that stops changing at `max` stays (its cache says so without a read). */
-  const saturating = <V extends { n: number }, O>(kind: string, cache: LearnedCache<V>, max: number, merge: (stored: V | undefined, o: O) => V | undefined) =>
+  const saturating = <V extends { n: number }, O>(cache: LearnedCache<V>, max: number, merge: (stored: V | undefined, o: O) => V | undefined) =>
     (app: string, name: string, o: O) => {
-      const ck = cacheKey(kind, app, name);
-      if ((cache.peek(ck)?.n ?? 0) >= max) return;
-      const key = [kind, app, name];
+      if ((cache.peek(app, name)?.n ?? 0) >= max) return;
+      const key = [cache.kind, app, name];
       const v = merge(db.get(key) as V | undefined, o);
       if (!v) return;
       db.putSync(key, v);
-      written.push(ck);
+      written.push(cache.slot(app, name));
     };
-  const pool = saturating('pv', pools, POOL_MAX_STAYS, pooledWith);
+  const pool = saturating(pools, POOL_MAX_STAYS, pooledWith);
 
   // Learned beacons share the pooled networks' share of DWELL_CACHE_MB: a city has a few beacons per
   // hectare against dozens of networks.
-  const beacons = new LearnedCache<HeardBeacon>(versions, Math.max(256, cacheEntries('pooledAps') >> 2));
-  const teachBeacon = saturating('bl', beacons, BEACON_MAX_STAYS, beaconWith);
+  const beacons = new LearnedCache<HeardBeacon>(versions, Math.max(256, cacheEntries('pooledAps') >> 2), 'bl');
+  const teachBeacon = saturating(beacons, BEACON_MAX_STAYS, beaconWith);
 
   const learn = (app: string, obs: ApObservation[]) => {
     for (const o of obs) {
       if (o.beacon) { teachBeacon(app, o.bssid, o.beacon); continue; }
       if (o.pool) { pool(app, o.bssid, o.pool); continue; }
       if (o.at) {
-        const ck = cacheKey('apx', app, o.bssid);
-        if ((places.peek(ck)?.[3] ?? 0) >= AP_PLACE_MAX_STAYS) continue;
+        if ((places.peek(app, o.bssid)?.[3] ?? 0) >= AP_PLACE_MAX_STAYS) continue;
         const key = ['apx', app, o.bssid];
         const p = placedAt(db.get(key) as ApPlace | undefined, o.at);
         if (!p) continue;
         db.putSync(key, p);
-        written.push(ck);
+        written.push(places.slot(app, o.bssid));
       }
     }
   };
@@ -212,8 +209,8 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
       return out;
     }),
     // Cached values are shared: callers only read them (learn re-reads inside its transaction).
-    apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(cacheKey('apx', app, b), () => db.get(['apx', app, b])) : undefined)),
-    pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(cacheKey('pv', app, b), () => db.get(['pv', app, b])) : undefined)),
-    learnedBeacons: (app, keys) => keys.map((k) => beacons.get(cacheKey('bl', app, k), () => db.get(['bl', app, k]))),
+    apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(app, b, () => db.get(['apx', app, b])) : undefined)),
+    pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(app, b, () => db.get(['pv', app, b])) : undefined)),
+    learnedBeacons: (app, keys) => keys.map((k) => beacons.get(app, k, () => db.get(['bl', app, k]))),
   };
 }
