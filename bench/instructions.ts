@@ -71,7 +71,8 @@ let wallS = NaN;
 if (!argv.from) {
   process.stderr.write(`[bench:instructions] valgrind ${args.map((a) => (path.isAbsolute(a) ? `<${path.basename(a)}>` : a)).join(' ')}\n`);
   const t0 = Date.now();
-  const child = spawnSync('valgrind', args, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
+  // cwd: the run's directory, where V8's isolate-*.log (written with these flags) goes and is removed with it.
+  const child = spawnSync('valgrind', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], maxBuffer: 64 << 20 });
   wallS = (Date.now() - t0) / 1000;
   if (child.status !== 0) throw new Error(`valgrind exited ${child.status}: ${child.stderr.slice(-2000)}`);
   // Valgrind runs node in its own process: the perf map V8 wrote is /tmp/perf-<that pid>.map.
