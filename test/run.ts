@@ -1,16 +1,18 @@
 /**
- * `npm test` after the build: the four suites, each a `node --test` run of its own files, every
- * suite run even when an earlier one failed (a red unit test must not hide the cluster suite), and
- * one closing line over all of them. End-to-end files own their servers on free ports, so they
- * run side by side (`--concurrency`); the cluster suite is the same end-to-end files again with
- * DWELL_TEST_CLUSTER=1, against two nodes on a JetStream cluster.
+ * `npm test` after the build: the four suites, every file run even when an earlier one failed (a
+ * red unit test must not hide the cluster suite), then one closing line a suite and the slowest
+ * files, named. Each file is a `node --test` process of its own, its output printed whole when it
+ * ends. End-to-end files own their servers on free ports, so they run side by side
+ * (`--concurrency`); unit, state and cluster files run one at a time each, but beside the
+ * end-to-end files. The cluster suite is seven end-to-end files again with DWELL_TEST_CLUSTER=1,
+ * against two nodes on a JetStream cluster. `--also-node <binary>` runs the end-to-end suite a
+ * second time on that Node (`.ci/run`: Node 24), in the same pool.
  *
- *   node dist/test/run.js [--suite unit,state,e2e,cluster] [--concurrency N] [--node <binary>]
+ *   node dist/test/run.js [--suite unit,state,e2e,cluster] [--concurrency N] [--node <binary>] [--also-node <binary>] [--only a,b]
  */
-import { spawn } from 'node:child_process';
+import { spawn, execFileSync } from 'node:child_process';
 import { readdirSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
-import { join } from 'node:path';
+import { basename, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 
@@ -22,24 +24,78 @@ export const CLUSTER_FILES = [
   'api-detect', 'api-users-history', 'geofences-api', 'api-replay', 'privacy-erase', 'beacons-api', 'api-visit-feedback',
 ];
 
-interface Suite { name: string; files: () => string[]; env?: Record<string, string>; concurrency: (n: number) => number }
+/**
+ * Started first so that the pool does not end on one long file: the slowest end-to-end files of
+ * a full run (the runner's closing list), longest first.
+ */
+const LONG_FIRST = [
+  'explorer-ui', 'postback-crash', 'secrets-at-rest', 'bucket-crash', 'privacy-retention-load', 'cluster-state-outage',
+  'backup-restore', 'postback-delivery', 'cluster-venues', 'cluster-delivery',
+];
+const rank = (file: string) => {
+  const i = LONG_FIRST.indexOf(basename(file, '.test.js'));
+  return i < 0 ? LONG_FIRST.length : i;
+};
+
+interface Suite { name: string; files: () => string[]; env?: Record<string, string>; parallel: (n: number) => number }
 
 const SUITES: Suite[] = [
-  { name: 'unit', files: () => filesIn('.'), concurrency: () => 1 },
-  { name: 'state', files: () => filesIn('state'), concurrency: () => 1 },
-  { name: 'e2e', files: () => filesIn('e2e'), concurrency: (n) => n },
-  { name: 'cluster', files: () => CLUSTER_FILES.map((f) => join(here, 'e2e', `${f}.test.js`)), env: { DWELL_TEST_CLUSTER: '1' }, concurrency: () => 1 },
+  { name: 'unit', files: () => filesIn('.'), parallel: () => 1 },
+  { name: 'state', files: () => filesIn('state'), parallel: () => 1 },
+  { name: 'e2e', files: () => filesIn('e2e').sort((a, b) => rank(a) - rank(b)), parallel: (n) => n },
+  { name: 'cluster', files: () => CLUSTER_FILES.map((f) => join(here, 'e2e', `${f}.test.js`)), env: { DWELL_TEST_CLUSTER: '1' }, parallel: () => 1 },
 ];
 
-function run(node: string, suite: Suite, concurrency: number): Promise<{ ok: boolean; ms: number }> {
+interface Group { label: string; suite: Suite; node: string; pending: string[]; running: number; parallel: number; t0: number; ms: number; failed: string[] }
+interface Done { group: Group; file: string; ms: number; ok: boolean }
+
+/** One file in its own `node --test` process; its output kept and printed once it has ended. */
+function runFile(group: Group, file: string): Promise<Done> {
   const t0 = Date.now();
   // --test-force-exit: a file whose test failed before stopping its server still ends (its servers
-  // are killed as it exits: bench/lib/child.ts) instead of holding the suite open on their pipes.
-  const args = ['--test', '--test-force-exit', `--test-concurrency=${suite.concurrency(concurrency)}`, ...suite.files()];
-  process.stdout.write(`\n# suite ${suite.name}: ${args.length - 3} files, concurrency ${suite.concurrency(concurrency)}\n`);
+  // are killed as it exits: bench/lib/child.ts) instead of holding the run open on their pipes.
+  const child = spawn(group.node, ['--test', '--test-force-exit', '--test-reporter=spec', file], {
+    stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...group.suite.env },
+  });
+  const out: Buffer[] = [];
+  child.stdout.on('data', (b: Buffer) => out.push(b));
+  child.stderr.on('data', (b: Buffer) => out.push(b));
   return new Promise((resolve) => {
-    const child = spawn(node, args, { stdio: 'inherit', env: { ...process.env, ...suite.env } });
-    child.on('exit', (code) => resolve({ ok: code === 0, ms: Date.now() - t0 }));
+    child.on('close', (code) => {
+      const ms = Date.now() - t0;
+      const ok = code === 0;
+      process.stdout.write(`\n# ${group.label} ${relative(here, file)}: ${ok ? 'passed' : 'FAILED'} in ${(ms / 1000).toFixed(1)} s\n`);
+      process.stdout.write(Buffer.concat(out));
+      resolve({ group, file, ms, ok });
+    });
+  });
+}
+
+/** Runs every group's files, at most `concurrency` at once and at most `group.parallel` of a group. */
+async function pool(groups: Group[], concurrency: number): Promise<Done[]> {
+  const done: Done[] = [];
+  let running = 0;
+  return new Promise((resolve) => {
+    const next = () => {
+      for (const g of groups) {
+        while (running < concurrency && g.running < g.parallel && g.pending.length) {
+          const file = g.pending.shift()!;
+          running++;
+          g.running++;
+          if (!g.t0) g.t0 = Date.now();
+          void runFile(g, file).then((d) => {
+            running--;
+            g.running--;
+            g.ms = Date.now() - g.t0;
+            if (!d.ok) g.failed.push(relative(here, d.file));
+            done.push(d);
+            next();
+          });
+        }
+      }
+      if (running === 0 && groups.every((g) => !g.pending.length)) resolve(done);
+    };
+    next();
   });
 }
 
@@ -47,9 +103,13 @@ async function main() {
   const { values } = parseArgs({
     options: {
       suite: { type: 'string', default: SUITES.map((s) => s.name).join(',') },
-      // Two end-to-end files at once keep 2 cores busy: most of a file's time is servers starting and waiting.
-      concurrency: { type: 'string', default: process.env.DWELL_TEST_CONCURRENCY ?? String(Math.max(2, Math.min(4, availableParallelism()))) },
+      // Files at once. Most of an end-to-end file's time is servers starting and waiting, so
+      // three keep 2 cores busy.
+      concurrency: { type: 'string', default: process.env.DWELL_TEST_CONCURRENCY ?? '3' },
       node: { type: 'string', default: process.execPath },
+      'also-node': { type: 'string' },
+      // Some files only, by name (`api-detect,openapi`), in whichever suites hold them.
+      only: { type: 'string' },
     },
   });
   const wanted = values.suite.split(',');
@@ -57,11 +117,27 @@ async function main() {
   if (unknown.length) throw new Error(`--suite: expected some of ${SUITES.map((s) => s.name).join(', ')}, got ${unknown.join(', ')}`);
   const concurrency = Number(values.concurrency);
   if (!Number.isInteger(concurrency) || concurrency < 1) throw new Error(`--concurrency: expected a whole number ≥ 1, got ${values.concurrency}`);
-  const results: Array<[string, { ok: boolean; ms: number }]> = [];
-  for (const suite of SUITES.filter((s) => wanted.includes(s.name))) results.push([suite.name, await run(values.node, suite, concurrency)]);
+  const only = values.only?.split(',');
+  const picked = (files: string[]) => (only ? files.filter((f) => only.includes(basename(f, '.test.js'))) : files);
+  const group = (suite: Suite, node: string, label: string): Group => ({
+    label, suite, node, pending: picked(suite.files()), running: 0, parallel: suite.parallel(concurrency), t0: 0, ms: 0, failed: [],
+  });
+  const groups = SUITES.filter((s) => wanted.includes(s.name)).map((s) => group(s, values.node, s.name));
+  if (values['also-node']) {
+    const version = execFileSync(values['also-node'], ['--version']).toString().trim();
+    groups.push(group(SUITES.find((s) => s.name === 'e2e')!, values['also-node'], `e2e@${version}`));
+  }
+  for (const g of groups) process.stdout.write(`# suite ${g.label}: ${g.pending.length} files, ${g.parallel} at a time\n`);
+  const t0 = Date.now();
+  const done = await pool(groups, concurrency);
   process.stdout.write('\n');
-  for (const [name, r] of results) process.stdout.write(`# suite ${name}: ${r.ok ? 'passed' : 'FAILED'} in ${(r.ms / 1000).toFixed(0)} s\n`);
-  process.exitCode = results.every(([, r]) => r.ok) ? 0 : 1;
+  for (const g of groups) {
+    process.stdout.write(`# suite ${g.label}: ${g.failed.length ? `FAILED (${g.failed.join(', ')})` : 'passed'} in ${(g.ms / 1000).toFixed(0)} s\n`);
+  }
+  const slowest = done.sort((a, b) => b.ms - a.ms).slice(0, 10);
+  process.stdout.write(`# slowest files: ${slowest.map((d) => `${d.group.label} ${basename(d.file, '.test.js')} ${(d.ms / 1000).toFixed(0)} s`).join(', ')}\n`);
+  process.stdout.write(`# all in ${((Date.now() - t0) / 1000).toFixed(0)} s, ${concurrency} files at a time\n`);
+  process.exitCode = groups.every((g) => !g.failed.length) ? 0 : 1;
 }
 
 await main().catch((err: Error) => {

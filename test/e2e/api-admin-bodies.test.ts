@@ -4,26 +4,20 @@
  * gzip or identity, Content-Type application/json or none, else 415 before the body is read); a
  * body that is not a JSON object is 400 `invalid_json` saying what arrived.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
-import { startDwell, type Running } from '../helpers/server.js';
-import { admin, createApp, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { admin } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 
-let dwell: Running;
-let app: TestApp;
-before(async () => {
-  dwell = await startDwell();
-  app = await createApp(dwell.url);
-});
-after(() => dwell.stop());
+const dwell = dwellWithApp();
 
 const codeOf = (r: { status: number; body: any }) => [r.status, r.body?.error?.code];
 
 test('a wrong admin token is 401 invalid_token, on the admin API, the explorer calls and /metrics', async () => {
   const wrong = { authorization: 'Bearer not-the-token' };
-  for (const [method, p] of [['GET', `/admin/apps/${app.app_key}`], ['GET', '/admin/apps'], ['POST', `/admin/apps/${app.app_key}/rotate-secret`], ['GET', '/metrics']]) {
+  for (const [method, p] of [['GET', `/admin/apps/${dwell.app.app_key}`], ['GET', '/admin/apps'], ['POST', `/admin/apps/${dwell.app.app_key}/rotate-secret`], ['GET', '/metrics']]) {
     const r = await admin(dwell.url, p, { method, headers: wrong });
     assert.deepEqual(codeOf(r), [401, 'invalid_token'], `${method} ${p}`);
     assert.equal(r.body.error.message, 'the admin token is not valid');
@@ -38,12 +32,12 @@ test('admin bodies: another Content-Encoding or Content-Type is 415; gzip is inf
   assert.match(br.body.error.message, /Content-Encoding is gzip or absent, got "br"/);
   const text = await admin(dwell.url, '/admin/apps', { body, headers: { 'content-type': 'text/plain' } });
   assert.deepEqual(codeOf(text), [415, 'unsupported_media_type']);
-  const patch = await admin(dwell.url, `/admin/apps/${app.app_key}`, { method: 'PATCH', body: '{"name":"x"}', headers: { 'content-type': 'text/plain' } });
+  const patch = await admin(dwell.url, `/admin/apps/${dwell.app.app_key}`, { method: 'PATCH', body: '{"name":"x"}', headers: { 'content-type': 'text/plain' } });
   assert.deepEqual(codeOf(patch), [415, 'unsupported_media_type']);
-  const del = await admin(dwell.url, `/admin/apps/${app.app_key}`, { method: 'DELETE', body: '{}', headers: { 'content-encoding': 'br' } });
+  const del = await admin(dwell.url, `/admin/apps/${dwell.app.app_key}`, { method: 'DELETE', body: '{}', headers: { 'content-encoding': 'br' } });
   assert.deepEqual(codeOf(del), [415, 'unsupported_media_type'], 'refused before anything is deleted');
-  assert.equal((await admin(dwell.url, `/admin/apps/${app.app_key}`)).status, 200);
-  const explain = await admin(dwell.url, `/admin/apps/${app.app_key}/explain`, { body: JSON.stringify(visitRequest()), headers: { 'content-type': 'text/plain' } });
+  assert.equal((await admin(dwell.url, `/admin/apps/${dwell.app.app_key}`)).status, 200);
+  const explain = await admin(dwell.url, `/admin/apps/${dwell.app.app_key}/explain`, { body: JSON.stringify(visitRequest()), headers: { 'content-type': 'text/plain' } });
   assert.deepEqual(codeOf(explain), [415, 'unsupported_media_type']);
 
   const zipped = await admin(dwell.url, '/admin/apps', { body: gzipSync(body), headers: { 'content-encoding': 'gzip' } });
@@ -58,6 +52,6 @@ test('a body that is not a JSON object is 400 invalid_json saying what arrived',
     const r = await admin(dwell.url, '/admin/apps', { body: raw });
     assert.deepEqual([...codeOf(r), r.body.error.message], [400, 'invalid_json', `expected a JSON object, got ${got}`], raw);
   }
-  const explain = await admin(dwell.url, `/admin/apps/${app.app_key}/explain`, { body: 'null' });
+  const explain = await admin(dwell.url, `/admin/apps/${dwell.app.app_key}/explain`, { body: 'null' });
   assert.deepEqual([...codeOf(explain), explain.body.error.message], [400, 'invalid_json', 'expected a JSON object, got null']);
 });

@@ -1,15 +1,12 @@
 /** The admin API of contract §6 over HTTP, and the secrecy of secrets. */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { dwellWithApp, withDwell, withDwellApp } from '../helpers/dwell.js';
+import { ADMIN_TOKEN } from '../helpers/server.js';
 import { createApp, signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 
-let dwell: Running;
-before(async () => {
-  dwell = await startDwell({ DWELL_SECRET_GRACE_S: '3600' });
-});
-after(() => dwell.stop());
+const dwell = dwellWithApp({ DWELL_SECRET_GRACE_S: '3600' });
 
 const admin = (path: string, method = 'GET', body?: unknown, token = ADMIN_TOKEN) => fetch(dwell.url + path, {
   method,
@@ -24,13 +21,10 @@ test('the admin API refuses a missing or wrong token', async () => {
 });
 
 test('with no admin token configured, every admin call answers 401', async () => {
-  const closed = await startDwell({ DWELL_ADMIN_TOKEN: '' });
-  try {
+  await withDwell({ DWELL_ADMIN_TOKEN: '' }, async (closed) => {
     const r = await fetch(closed.url + '/admin/apps', { method: 'POST', headers: { authorization: 'Bearer ' }, body: '{}' });
     assert.equal(r.status, 401);
-  } finally {
-    await closed.stop();
-  }
+  });
 });
 
 test('create, show, update: the secret is returned once and never again', async () => {
@@ -73,8 +67,7 @@ test('bucket credentials are stored but never shown', async () => {
 });
 
 test('postback URLs: http(s) only, and private addresses refused unless allowed', async () => {
-  const strict = await startDwell({ DWELL_POSTBACK_ALLOW_PRIVATE: 'false' });
-  try {
+  await withDwell({ DWELL_POSTBACK_ALLOW_PRIVATE: 'false' }, async (strict) => {
     const post = (url: string) => fetch(strict.url + '/admin/apps', {
       method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: 'p', delivery: { method: 'postback', url } }),
@@ -83,9 +76,7 @@ test('postback URLs: http(s) only, and private addresses refused unless allowed'
       assert.equal(await post(url), 400, url);
     }
     assert.equal(await post('https://hooks.example.com/dwell'), 201);
-  } finally {
-    await strict.stop();
-  }
+  });
 });
 
 test('rotate-secret: the new secret signs, the old one still works during the grace period', async () => {
@@ -99,24 +90,20 @@ test('rotate-secret: the new secret signs, the old one still works during the gr
 });
 
 test('rotate-secret with no grace period: the old secret stops working at once', async () => {
-  const strict = await startDwell({ DWELL_SECRET_GRACE_S: '0' });
-  try {
-    const app = await createApp(strict.url);
+  await withDwellApp({ DWELL_SECRET_GRACE_S: '0' }, async (strict) => {
+    const app = strict.app;
     const r = await fetch(`${strict.url}/admin/apps/${app.app_key}/rotate-secret`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
     const { app_secret } = (await r.json()) as any;
     const old = await signed(strict.url, app, '/v1/detect', visitRequest());
     assert.equal(old.status, 401);
     assert.equal(old.body.error.code, 'invalid_signature');
     assert.equal((await signed(strict.url, { ...app, app_secret }, '/v1/detect', visitRequest())).status, 200);
-  } finally {
-    await strict.stop();
-  }
+  });
 });
 
 test('apps survive a restart', async () => {
   const app = await createApp(dwell.url);
-  await dwell.stop();
-  dwell = await startDwell({ DWELL_DATA_DIR: dwell.dataDir });
+  await dwell.restart();
   assert.equal((await signed(dwell.url, app, '/v1/detect', visitRequest())).status, 200);
 });
 

@@ -2,13 +2,14 @@
  * estimated_address over HTTP (contract §2): always the seven keys of interface 2.8 as strings,
  * "" where unknown, with street_address and postal_code from the venue's own address as imported.
  */
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { runImport } from '../../src/venues/import/build.js';
-import { startDwell, tempDir, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { tempDir } from '../helpers/server.js';
+import { signed } from '../helpers/client.js';
 import { stampAfter } from '../helpers/stamps.js';
 
 const KEYS = ['city', 'country', 'formatted_address', 'formatted_city', 'postal_code', 'state', 'street_address'];
@@ -24,24 +25,13 @@ const venues = [
 ];
 function at(p: { lat: number; long: number }) { return { lat: p.lat, lon: p.long }; }
 
-let dwell: Running;
-let app: TestApp;
-const dirs: string[] = [];
-
+const src = tempDir('dwell-addr-src-'), store = tempDir('dwell-addr-store-');
 before(async () => {
-  const src = tempDir('dwell-addr-src-'), store = tempDir('dwell-addr-store-');
-  dirs.push(src, store);
   const file = path.join(src, 'venues.jsonl');
   fs.writeFileSync(file, venues.map((v) => JSON.stringify(v)).join('\n') + '\n');
   await runImport({ format: 'jsonl', file, out: store, quiet: true });
-  dwell = await startDwell({ DWELL_VENUES: store });
-  dirs.push(dwell.dataDir);
-  app = await createApp(dwell.url);
 });
-after(async () => {
-  await dwell?.stop();
-  for (const d of dirs) fs.rmSync(d, { recursive: true, force: true });
-});
+const dwell = dwellWithApp({ DWELL_VENUES: store });
 
 /** A 25-minute visit event at `p`, fixes every 5 minutes. */
 function visitAt(p: { lat: number; long: number }, id: string) {
@@ -53,7 +43,7 @@ function visitAt(p: { lat: number; long: number }, id: string) {
 }
 
 async function placeOf(p: { lat: number; long: number }, id: string) {
-  const r = await signed(dwell.url, app, '/v1/detect', visitAt(p, id));
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', visitAt(p, id));
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const place = r.body.data[0].visit.place;
   assert.ok(place, JSON.stringify(r.body));

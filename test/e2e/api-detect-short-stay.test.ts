@@ -3,26 +3,15 @@
  * ended". A stop of a few minutes that ends before the dwell is reported once, unconfirmed, with
  * its end time; a red-light pause on the way is no stay and is not reported.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { signed } from '../helpers/client.js';
 import { CASINO } from '../helpers/requests.js';
 import { sdkStamp } from '../helpers/stamps.js';
 import { M_PER_DEG, mPerDegLon } from '../../src/geo/distance.js';
 
-let dwell: Running;
-let app: TestApp;
-
-before(async () => {
-  dwell = await startDwell();
-  app = await createApp(dwell.url);
-});
-after(async () => {
-  await dwell.stop();
-  fs.rmSync(dwell.dataDir, { recursive: true, force: true });
-});
+const dwell = dwellWithApp();
 
 const T0 = Date.parse('2024-05-06T10:00:00+02:00'); // arrival at the stop
 /** A fix `north`/`east` metres from the Casino square. */
@@ -46,7 +35,7 @@ function signals() {
 
 test('a 3-minute stop that then moves away is reported once, unconfirmed, with its end time', async () => {
   const user = { advertising_id: 'short-stop' };
-  const r = await signed(dwell.url, app, '/v1/detect', { ...user, data: signals() });
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', { ...user, data: signals() });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.data.length, 1, `one stay, the red light is none: ${JSON.stringify(r.body.data.map((d: any) => [d.visit.start_time, d.visit.end_time]))}`);
   const v = r.body.data[0].visit;
@@ -60,7 +49,7 @@ test('a 3-minute stop that then moves away is reported once, unconfirmed, with i
   // More walking in a later upload: the ended stop is not reported again.
   const later = [];
   for (let k = 1; k <= 4; k++) later.push(fix(min(30 + k), -500, 1500 + k * 84, 1.4));
-  const again = await signed(dwell.url, app, '/v1/detect', { ...user, data: later });
+  const again = await signed(dwell.url, dwell.app, '/v1/detect', { ...user, data: later });
   assert.equal(again.status, 200);
   assert.deepEqual(again.body.data, []);
 });

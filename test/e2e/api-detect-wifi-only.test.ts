@@ -3,11 +3,10 @@
  * The app's learned access points locate it when it heard one; when nothing locates it, the
  * place is there but unknown: `place_id` null, `estimated_geolocation` null, every address key "".
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { signed } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 import { stampAfter } from '../helpers/stamps.js';
 import { haversineM } from '../../src/geo/distance.js';
@@ -15,17 +14,7 @@ import { haversineM } from '../../src/geo/distance.js';
 const KNOWN = { ssid: 'Casino-Guest', bssid: 'a4:2b:b0:11:22:33' };
 const UNKNOWN = { ssid: 'nobody-knows', bssid: 'de:ad:be:ef:00:01' };
 
-let dwell: Running;
-let app: TestApp;
-
-before(async () => {
-  dwell = await startDwell();
-  app = await createApp(dwell.url);
-});
-after(async () => {
-  await dwell.stop();
-  fs.rmSync(dwell.dataDir, { recursive: true, force: true });
-});
+const dwell = dwellWithApp();
 
 function metres(a: { lat: number; long: number }, b: { lat: number; long: number }) {
   return haversineM(a.lat, a.long, b.lat, b.long);
@@ -46,13 +35,13 @@ const event = (id: string, hour: string, data: unknown[]) =>
 test('a visit heard only through a network the app has located is placed where that network is', async () => {
   // Teach: a confirmed visit with fixes that joined the network.
   const taught = fixes(CASINO, '2024-05-06T09', [2, 7, 12, 17, 22]).map((s, i) => (i % 2 ? s : { ...s, active_wifi: { ...KNOWN, strength: -45 }, wifi_scan: [{ ...KNOWN, strength: -45, age: 0 }] }));
-  const first = await signed(dwell.url, app, '/v1/detect', { advertising_id: 'teacher', events: [event('teach', '2024-05-06T09', taught)] });
+  const first = await signed(dwell.url, dwell.app, '/v1/detect', { advertising_id: 'teacher', events: [event('teach', '2024-05-06T09', taught)] });
   assert.equal(first.status, 200, JSON.stringify(first.body));
   const t = first.body.data[0].visit;
   assert.equal(t.is_confirmed, true);
   const taughtAt = t.place.estimated_geolocation;
 
-  const r = await signed(dwell.url, app, '/v1/detect', { advertising_id: 'other-user', events: [event('wifi', '2024-05-07T14', wifiOnly(KNOWN, '2024-05-07T14'))] });
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', { advertising_id: 'other-user', events: [event('wifi', '2024-05-07T14', wifiOnly(KNOWN, '2024-05-07T14'))] });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const v = r.body.data[0].visit;
   assert.equal(v.event_type, 'visit');
@@ -67,7 +56,7 @@ test('a visit heard only through a network the app has located is placed where t
 });
 
 test('a visit heard only through networks nobody has located: place unknown, not transit', async () => {
-  const r = await signed(dwell.url, app, '/v1/detect', { advertising_id: 'lost', events: [event('lost', '2024-05-07T16', wifiOnly(UNKNOWN, '2024-05-07T16'))] });
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', { advertising_id: 'lost', events: [event('lost', '2024-05-07T16', wifiOnly(UNKNOWN, '2024-05-07T16'))] });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const v = r.body.data[0].visit;
   assert.equal(v.event_type, 'visit');

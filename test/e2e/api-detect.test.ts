@@ -2,22 +2,15 @@
  * A signed structured request and an unstructured one against the real server and the bundled
  * Monaco venues, answers checked field by field against interface 2.7/2.8 and contract §2.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { signed } from '../helpers/client.js';
 import { CASINO, fixes, visitRequest } from '../helpers/requests.js';
 import { stampAfter } from '../helpers/stamps.js';
 import { haversineM } from '../../src/geo/distance.js';
 
-let dwell: Running;
-let app: TestApp;
-
-before(async () => {
-  dwell = await startDwell();
-  app = await createApp(dwell.url);
-});
-after(() => dwell.stop());
+const dwell = dwellWithApp();
 
 const ISO_OFFSET = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:\d{2})$/;
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d+)?Z$/;
@@ -32,7 +25,7 @@ function checkVenue(v: any) {
 }
 
 test('structured: one answer per event, in order, with a complete visit and a transit', async () => {
-  const r = await signed(dwell.url, app, '/v1/detect', visitRequest());
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', visitRequest());
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.headers.get('content-type'), 'application/json');
   assert.equal(r.body.result, 'SUCCESS');
@@ -80,7 +73,7 @@ test('structured: one answer per event, in order, with a complete visit and a tr
 test('structured: a short event is answered but not confirmed', async () => {
   const req = visitRequest();
   req.events = [{ ...req.events[0], end_time: '2024-05-06T07:29:00+02:00', data: fixes(CASINO, '2024-05-06T07', [26, 28]) }];
-  const r = await signed(dwell.url, app, '/v1/detect', req);
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', req);
   assert.equal(r.status, 200);
   assert.equal(r.body.data[0].visit.is_confirmed, false);
 });
@@ -89,7 +82,7 @@ test('structured: open sea, far from any venue, gives a place with only geolocat
   const sea = { lat: 43.70, long: 7.47 };
   const req = visitRequest();
   req.events = [{ ...req.events[0], data: fixes(sea, '2024-05-06T07', [27, 31, 35, 40, 45]) }];
-  const r = await signed(dwell.url, app, '/v1/detect', req);
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', req);
   assert.equal(r.status, 200);
   const v = r.body.data[0].visit;
   assert.equal(v.place_id, null);
@@ -98,7 +91,7 @@ test('structured: open sea, far from any venue, gives a place with only geolocat
 
 test('unstructured: a stay is reported once confirmed, then again with end_time and the same id', async () => {
   const user = { advertising_id: 'stream-user-1' };
-  const first = await signed(dwell.url, app, '/v1/detect', { ...user, data: fixes(CASINO, '2024-05-07T10', [0, 3, 6, 9, 12]) });
+  const first = await signed(dwell.url, dwell.app, '/v1/detect', { ...user, data: fixes(CASINO, '2024-05-07T10', [0, 3, 6, 9, 12]) });
   assert.equal(first.status, 200, JSON.stringify(first.body));
   assert.equal(first.body.result, 'SUCCESS');
   assert.equal(first.body.data.length, 1, JSON.stringify(first.body));
@@ -112,7 +105,7 @@ test('unstructured: a stay is reported once confirmed, then again with end_time 
     timestamp: stampAfter('2024-05-07T10:00:00+02:00', 20 + m),
     location: { lat: CASINO.lat - 0.0015 * (m + 1), long: CASINO.long - 0.0015 * (m + 1), accuracy: 10, speed: 1.4 },
   }));
-  const second = await signed(dwell.url, app, '/v1/detect', { ...user, data: [...fixes(CASINO, '2024-05-07T10', [15, 18]), ...away] });
+  const second = await signed(dwell.url, dwell.app, '/v1/detect', { ...user, data: [...fixes(CASINO, '2024-05-07T10', [15, 18]), ...away] });
   assert.equal(second.status, 200);
   const ended = second.body.data.find((d: any) => d.visit.id === ongoing.id);
   assert.ok(ended, `the same visit is reported again: ${JSON.stringify(second.body)}`);
@@ -122,7 +115,7 @@ test('unstructured: a stay is reported once confirmed, then again with end_time 
 });
 
 test('unstructured: a request with neither advertising_id nor user_id is accepted', async () => {
-  const r = await signed(dwell.url, app, '/v1/detect', { data: fixes(CASINO, '2024-05-08T10', [0, 3]) });
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', { data: fixes(CASINO, '2024-05-08T10', [0, 3]) });
   assert.equal(r.status, 200);
   assert.equal(r.body.result, 'SUCCESS');
   assert.ok(Array.isArray(r.body.data));

@@ -2,23 +2,19 @@
  * Contract §5 row by row: each error answered by the case that causes it, with its status, code
  * and (where it applies) JSON Pointer, and the process alive and well afterwards.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
-import { startDwell, tempDir, type Running } from '../helpers/server.js';
+import { tempDir } from '../helpers/server.js';
+import { dwellWithApp, withDwellApp } from '../helpers/dwell.js';
 import { scrape } from '../helpers/scrape.js';
-import { createApp, signed, signHeaders, type TestApp } from '../helpers/client.js';
+import { createApp, signed, signHeaders } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 
-let dwell: Running;
-let app: TestApp;
-
-before(async () => {
-  dwell = await startDwell();
-  app = await createApp(dwell.url);
-});
-after(() => dwell.stop());
+const dwell = dwellWithApp();
+/** Rate-limited to 2 requests a second an app; each test below sends with apps of its own. */
+const limited = dwellWithApp({ DWELL_RATE_LIMIT: '2' });
 
 const errorOf = (r: { status: number; body: any }) => [r.status, r.body?.error?.code, r.body?.result];
 
@@ -60,7 +56,7 @@ const INVALID: Array<[string, unknown, string]> = [
 
 for (const [name, body, path] of INVALID) {
   test(`400 invalid_request: ${name}`, async () => {
-    const r = await signed(dwell.url, app, '/v1/detect', body);
+    const r = await signed(dwell.url, dwell.app, '/v1/detect', body);
     assert.deepEqual(errorOf(r), [400, 'invalid_request', 'ERROR'], JSON.stringify(r.body));
     assert.equal(r.body.error.path, path);
     assert.ok(r.body.error.message.length > 10, 'the message says what is wrong');
@@ -69,7 +65,7 @@ for (const [name, body, path] of INVALID) {
 
 test('400 invalid_request: a number that overflows to Infinity is not finite', async () => {
   const text = JSON.stringify(visitRequest()).replace('"accuracy":20', '"accuracy":1e999');
-  const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw: gzipSync(text) });
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', undefined, { raw: gzipSync(text) });
   assert.deepEqual(errorOf(r), [400, 'invalid_request', 'ERROR']);
   assert.match(r.body.error.path, /accuracy$/);
 });
@@ -77,19 +73,19 @@ test('400 invalid_request: a number that overflows to Infinity is not finite', a
 test('400 invalid_request: custom_data nested 200,000 deep is refused, not a 500', async () => {
   const deep = '{"a":'.repeat(200_000) + '1' + '}'.repeat(200_000);
   const text = `{"custom_data":${deep},"data":[{"timestamp":"2024-05-06T07:28:00Z","location":{"lat":1,"long":1}}]}`;
-  const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw: gzipSync(text) });
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', undefined, { raw: gzipSync(text) });
   assert.equal(r.status, 400, JSON.stringify(r.body));
   assert.equal(r.body.error.path, '/custom_data');
 });
 
 test('400 invalid_json: NaN, truncated JSON, invalid UTF-8, a bare array', async () => {
   for (const raw of ['{"data": NaN}', '{"events": [', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]) {
-    const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw: gzipSync(raw) });
+    const r = await signed(dwell.url, dwell.app, '/v1/detect', undefined, { raw: gzipSync(raw) });
     assert.deepEqual(errorOf(r), [400, 'invalid_json', 'ERROR'], String(raw));
   }
   // Contract §5: a body that is not an object is invalid_json, and the message says what arrived.
   for (const [body, got] of [[[1, 2], 'an array'], [null, 'null'], [7, 'a number (7)'], ['x', 'a string ("x")']] as const) {
-    const r = await signed(dwell.url, app, '/v1/detect', body);
+    const r = await signed(dwell.url, dwell.app, '/v1/detect', body);
     assert.deepEqual([...errorOf(r), r.body.error.message], [400, 'invalid_json', 'ERROR', `expected a JSON object, got ${got}`]);
   }
 });
@@ -97,7 +93,7 @@ test('400 invalid_json: NaN, truncated JSON, invalid UTF-8, a bare array', async
 test('400 invalid_gzip: truncated gzip and bytes that are not gzip', async () => {
   const whole = gzipSync(JSON.stringify(visitRequest()));
   for (const raw of [whole.subarray(0, whole.length - 12), Buffer.from('{"data":[]}')]) {
-    const r = await signed(dwell.url, app, '/v1/detect', undefined, { raw });
+    const r = await signed(dwell.url, dwell.app, '/v1/detect', undefined, { raw });
     assert.deepEqual(errorOf(r), [400, 'invalid_gzip', 'ERROR']);
   }
 });
@@ -109,19 +105,19 @@ test('401 missing_auth, unknown_app, invalid_signature, stale_timestamp, replaye
   }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
   assert.deepEqual(errorOf(await post({})), [401, 'missing_auth', 'ERROR']);
-  const good = signHeaders(app, 'POST', '/v1/detect', bytes);
+  const good = signHeaders(dwell.app, 'POST', '/v1/detect', bytes);
   assert.deepEqual(errorOf(await post({ ...good, 'x-signature': '' })), [401, 'missing_auth', 'ERROR']);
   assert.deepEqual(errorOf(await post({ ...good, 'x-app-key': 'ak_nobody' })), [401, 'unknown_app', 'ERROR']);
-  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect', bytes, { secret: 'not-the-secret' }))), [401, 'invalid_signature', 'ERROR']);
+  assert.deepEqual(errorOf(await post(signHeaders(dwell.app, 'POST', '/v1/detect', bytes, { secret: 'not-the-secret' }))), [401, 'invalid_signature', 'ERROR']);
   // Signed over other bytes, or another path, or another method: each breaks the signature.
-  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect', Buffer.from('x')))), [401, 'invalid_signature', 'ERROR']);
-  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect?x=1', bytes))), [401, 'invalid_signature', 'ERROR']);
+  assert.deepEqual(errorOf(await post(signHeaders(dwell.app, 'POST', '/v1/detect', Buffer.from('x')))), [401, 'invalid_signature', 'ERROR']);
+  assert.deepEqual(errorOf(await post(signHeaders(dwell.app, 'POST', '/v1/detect?x=1', bytes))), [401, 'invalid_signature', 'ERROR']);
   const old = Math.floor(Date.now() / 1000) - 301;
-  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect', bytes, { timestamp: old }))), [401, 'stale_timestamp', 'ERROR']);
+  assert.deepEqual(errorOf(await post(signHeaders(dwell.app, 'POST', '/v1/detect', bytes, { timestamp: old }))), [401, 'stale_timestamp', 'ERROR']);
   const future = Math.floor(Date.now() / 1000) + 301;
-  assert.deepEqual(errorOf(await post(signHeaders(app, 'POST', '/v1/detect', bytes, { timestamp: future }))), [401, 'stale_timestamp', 'ERROR']);
+  assert.deepEqual(errorOf(await post(signHeaders(dwell.app, 'POST', '/v1/detect', bytes, { timestamp: future }))), [401, 'stale_timestamp', 'ERROR']);
 
-  const once = signHeaders(app, 'POST', '/v1/detect', bytes);
+  const once = signHeaders(dwell.app, 'POST', '/v1/detect', bytes);
   assert.equal((await post(once)).status, 200);
   assert.deepEqual(errorOf(await post(once)), [401, 'replayed_request', 'ERROR']);
 });
@@ -138,38 +134,38 @@ test('404 not_found and 405 method_not_allowed', async () => {
 
 test('413 body_too_large: over 1 MiB as sent, and a gzip bomb over 16 MiB inflated', async () => {
   const big = Buffer.alloc((1 << 20) + 1, 0x20);
-  const r1 = await signed(dwell.url, app, '/v1/detect', undefined, { raw: big, gzip: false }).catch((e) => ({ status: 0, body: String(e) }));
+  const r1 = await signed(dwell.url, dwell.app, '/v1/detect', undefined, { raw: big, gzip: false }).catch((e) => ({ status: 0, body: String(e) }));
   // The server may close the connection after answering early; either way it must not accept it.
   if (r1.status !== 0) assert.deepEqual(errorOf(r1), [413, 'body_too_large', 'ERROR']);
   const bomb = gzipSync(Buffer.alloc((16 << 20) + 1, 0x20));
   assert.ok(bomb.length < 1 << 20, 'the bomb is small as sent');
-  const r2 = await signed(dwell.url, app, '/v1/detect', undefined, { raw: bomb });
+  const r2 = await signed(dwell.url, dwell.app, '/v1/detect', undefined, { raw: bomb });
   assert.deepEqual(errorOf(r2), [413, 'body_too_large', 'ERROR']);
 });
 
 test('415 unsupported_media_type: brotli, and a body that is not JSON', async () => {
-  const r1 = await signed(dwell.url, app, '/v1/detect', visitRequest(), { headers: { 'content-encoding': 'br' } });
+  const r1 = await signed(dwell.url, dwell.app, '/v1/detect', visitRequest(), { headers: { 'content-encoding': 'br' } });
   assert.deepEqual(errorOf(r1), [415, 'unsupported_media_type', 'ERROR']);
-  const r2 = await signed(dwell.url, app, '/v1/detect', visitRequest(), { headers: { 'content-type': 'text/plain' } });
+  const r2 = await signed(dwell.url, dwell.app, '/v1/detect', visitRequest(), { headers: { 'content-type': 'text/plain' } });
   assert.deepEqual(errorOf(r2), [415, 'unsupported_media_type', 'ERROR']);
 });
 
 test('an uncompressed JSON body without Content-Encoding is accepted', async () => {
-  const r = await signed(dwell.url, app, '/v1/detect', visitRequest(), { gzip: false });
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', visitRequest(), { gzip: false });
   assert.equal(r.status, 200, JSON.stringify(r.body));
   assert.equal(r.body.result, 'SUCCESS');
 });
 
 test('a body that never finishes does not stall other requests', async () => {
   const bytes = gzipSync(JSON.stringify(visitRequest()));
-  const h = signHeaders(app, 'POST', '/v1/detect', bytes);
+  const h = signHeaders(dwell.app, 'POST', '/v1/detect', bytes);
   const socket = connect(dwell.port, '127.0.0.1');
   await new Promise((r) => socket.once('connect', r));
   socket.write(`POST /v1/detect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Encoding: gzip\r\n` +
     `X-App-Key: ${h['x-app-key']}\r\nX-Timestamp: ${h['x-timestamp']}\r\nX-Signature: ${h['x-signature']}\r\n` +
     `Content-Length: ${bytes.length}\r\n\r\n`);
   socket.write(bytes.subarray(0, 20));
-  const other = await signed(dwell.url, app, '/v1/detect', { ...visitRequest(), request_id: 'another' });
+  const other = await signed(dwell.url, dwell.app, '/v1/detect', { ...visitRequest(), request_id: 'another' });
   assert.equal(other.status, 200, JSON.stringify(other.body));
   socket.destroy();
   assert.equal((await fetch(dwell.url + '/healthz')).status, 200);
@@ -181,7 +177,7 @@ test('10,000 bad requests in a row leave the server answering and memory near it
     return Number(/^process_resident_memory_bytes (\d+)/m.exec(text)![1]);
   };
   const bad = gzipSync(JSON.stringify(visitRequest()));
-  const headers = { 'content-encoding': 'gzip', 'x-app-key': app.app_key, 'x-timestamp': String(Math.floor(Date.now() / 1000)), 'x-signature': 'ab'.repeat(32) };
+  const headers = { 'content-encoding': 'gzip', 'x-app-key': dwell.app.app_key, 'x-timestamp': String(Math.floor(Date.now() / 1000)), 'x-signature': 'ab'.repeat(32) };
   const warm = async (n: number) => {
     let next = 0;
     const worker = async () => {
@@ -198,48 +194,37 @@ test('10,000 bad requests in a row leave the server answering and memory near it
   await warm(10_000);
   const afterwards = await rss();
   assert.ok(afterwards < baseline + 64 * 1024 * 1024, `rss grew from ${baseline} to ${afterwards}`);
-  const ok = await signed(dwell.url, app, '/v1/detect', visitRequest());
+  const ok = await signed(dwell.url, dwell.app, '/v1/detect', visitRequest());
   assert.equal(ok.status, 200);
 });
 
 test('429 rate_limited with Retry-After, per app', async () => {
-  const limited = await startDwell({ DWELL_RATE_LIMIT: '2' });
-  try {
-    const a = await createApp(limited.url);
-    const b = await createApp(limited.url);
-    // Distinct requests: the same one again within a second would be a replay, refused first.
-    const distinct = (i: number) => ({ ...visitRequest(), request_id: `req-${i}` });
-    const codes = [];
-    for (let i = 0; i < 4; i++) codes.push((await signed(limited.url, a, '/v1/detect', distinct(i))).status);
-    assert.ok(codes.includes(429), `codes ${codes}`);
-    const r = await signed(limited.url, a, '/v1/detect', distinct(4));
-    assert.deepEqual(errorOf(r), [429, 'rate_limited', 'ERROR']);
-    assert.ok(Number(r.headers.get('retry-after')) >= 1);
-    assert.equal((await signed(limited.url, b, '/v1/detect', visitRequest())).status, 200, 'another app is not limited');
-  } finally {
-    await limited.stop();
-  }
+  const a = limited.app;
+  const b = await createApp(limited.url);
+  // Distinct requests: the same one again within a second would be a replay, refused first.
+  const distinct = (i: number) => ({ ...visitRequest(), request_id: `req-${i}` });
+  const codes = [];
+  for (let i = 0; i < 4; i++) codes.push((await signed(limited.url, a, '/v1/detect', distinct(i))).status);
+  assert.ok(codes.includes(429), `codes ${codes}`);
+  const r = await signed(limited.url, a, '/v1/detect', distinct(4));
+  assert.deepEqual(errorOf(r), [429, 'rate_limited', 'ERROR']);
+  assert.ok(Number(r.headers.get('retry-after')) >= 1);
+  assert.equal((await signed(limited.url, b, '/v1/detect', visitRequest())).status, 200, 'another app is not limited');
 });
 
 test('requests that are not correctly signed do not spend the app\'s rate limit', async () => {
-  const limited = await startDwell({ DWELL_RATE_LIMIT: '2' });
-  try {
-    const a = await createApp(limited.url);
-    // Anyone who knows the app key can send these: unsigned, badly signed, stale.
-    const bad = await Promise.all(Array.from({ length: 20 }, (_, i) => signed(limited.url, a, '/v1/detect', visitRequest(),
-      i % 2 ? { secret: `not-the-secret-${i}` } : { headers: { 'x-signature': 'ab'.repeat(32) } })));
-    assert.deepEqual([...new Set(bad.map(errorOf).map(String))], ['401,invalid_signature,ERROR']);
-    const r = await signed(limited.url, a, '/v1/detect', visitRequest());
-    assert.equal(r.status, 200, `a correctly signed request after 20 bad ones: ${JSON.stringify(r.body)}`);
-  } finally {
-    await limited.stop();
-  }
+  const a = await createApp(limited.url);
+  // Anyone who knows the app key can send these: unsigned, badly signed, stale.
+  const bad = await Promise.all(Array.from({ length: 20 }, (_, i) => signed(limited.url, a, '/v1/detect', visitRequest(),
+    i % 2 ? { secret: `not-the-secret-${i}` } : { headers: { 'x-signature': 'ab'.repeat(32) } })));
+  assert.deepEqual([...new Set(bad.map(errorOf).map(String))], ['401,invalid_signature,ERROR']);
+  const r = await signed(limited.url, a, '/v1/detect', visitRequest());
+  assert.equal(r.status, 200, `a correctly signed request after 20 bad ones: ${JSON.stringify(r.body)}`);
 });
 
 test('503 unavailable with Retry-After while the venue store is missing; /readyz says so', async () => {
-  const starting = await startDwell({ DWELL_VENUES: tempDir('dwell-novenues-') }, { ready: false });
-  try {
-    const a = await createApp(starting.url);
+  await withDwellApp({ DWELL_VENUES: tempDir('dwell-novenues-') }, async (starting) => {
+    const a = starting.app;
     const r = await signed(starting.url, a, '/v1/detect', visitRequest());
     assert.deepEqual(errorOf(r), [503, 'unavailable', 'ERROR']);
     assert.ok(Number(r.headers.get('retry-after')) >= 1);
@@ -249,7 +234,5 @@ test('503 unavailable with Retry-After while the venue store is missing; /readyz
     assert.deepEqual([body.error.code, body.checks.venue_store], ['unavailable', 'loading']);
     assert.match(body.error.message, /venue store/);
     assert.equal((await fetch(starting.url + '/healthz')).status, 200, 'alive while not ready');
-  } finally {
-    await starting.stop();
-  }
+  }, { ready: false });
 });

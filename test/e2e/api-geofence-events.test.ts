@@ -2,16 +2,15 @@
  * Geofence entry and exit raised from detection requests, end to end: a fence created through
  * the API, then a user's fixes walking in and out, answered synchronously or queued as triggers.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
+import { ADMIN_TOKEN } from '../helpers/server.js';
+import { dwellWithApp } from '../helpers/dwell.js';
 import { createApp, signed, type TestApp } from '../helpers/client.js';
 import { CASINO } from '../helpers/requests.js';
 import { stampAfter } from '../helpers/stamps.js';
 
-let dwell: Running;
-before(async () => { dwell = await startDwell(); });
-after(() => dwell.stop());
+const dwell = dwellWithApp();
 
 const at = (minute: number, lat: number, long: number, accuracy = 10) => ({
   timestamp: stampAfter('2024-06-01T10:00:00+02:00', minute),

@@ -3,17 +3,13 @@
  * advertising_id at most 256 (empty counts as absent). Characters are Unicode code points.
  * Longer is 400 invalid_request at the id's JSON Pointer, never a 500 from the store's key limit.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 
-let dwell: Running;
-let app: TestApp;
-before(async () => { dwell = await startDwell(); app = await createApp(dwell.url); });
-after(async () => { await dwell.stop(); fs.rmSync(dwell.dataDir, { recursive: true, force: true }); });
+const dwell = dwellWithApp();
 
 /**
  * The sample request with one id replaced (`event_id` is the first event's). A user_id comes
@@ -33,21 +29,21 @@ const CLEF = '\u{1D11E}';
 
 for (const field of FIELDS) {
   test(`${field}: 257 characters is 400 at ${pointer(field)}, 256 is accepted`, async () => {
-    const long = await signed(dwell.url, app, '/v1/detect', withId(field, 'x'.repeat(257)));
+    const long = await signed(dwell.url, dwell.app, '/v1/detect', withId(field, 'x'.repeat(257)));
     assert.equal(long.status, 400, JSON.stringify(long.body));
     assert.equal(long.body.error.code, 'invalid_request');
     assert.equal(long.body.error.path, pointer(field));
     assert.match(long.body.error.message, /at most 256 characters/);
 
-    const max = await signed(dwell.url, app, '/v1/detect', withId(field, 'x'.repeat(256)));
+    const max = await signed(dwell.url, dwell.app, '/v1/detect', withId(field, 'x'.repeat(256)));
     assert.equal(max.status, 200, JSON.stringify(max.body));
   });
 
   test(`${field}: 256 four-byte characters are accepted, 257 are not`, async () => {
-    const max = await signed(dwell.url, app, '/v1/detect', withId(field, CLEF.repeat(256)));
+    const max = await signed(dwell.url, dwell.app, '/v1/detect', withId(field, CLEF.repeat(256)));
     assert.equal(max.status, 200, JSON.stringify(max.body));
     assert.ok(max.body.data[0].visit.place, 'detected as usual');
-    const long = await signed(dwell.url, app, '/v1/detect', withId(field, CLEF.repeat(257)));
+    const long = await signed(dwell.url, dwell.app, '/v1/detect', withId(field, CLEF.repeat(257)));
     assert.equal(long.status, 400, JSON.stringify(long.body));
     assert.equal(long.body.error.path, pointer(field));
   });
@@ -55,7 +51,7 @@ for (const field of FIELDS) {
 
 test('an id far past the store\'s key limit is a 400, not a 500', async () => {
   for (const field of FIELDS) {
-    const r = await signed(dwell.url, app, '/v1/detect', withId(field, 'y'.repeat(100_000)));
+    const r = await signed(dwell.url, dwell.app, '/v1/detect', withId(field, 'y'.repeat(100_000)));
     assert.equal(r.status, 400, `${field}: ${JSON.stringify(r.body).slice(0, 300)}`);
     assert.equal(r.body.error.path, pointer(field));
   }
@@ -63,12 +59,12 @@ test('an id far past the store\'s key limit is a 400, not a 500', async () => {
 
 test('empty user_id, request_id or event_id is 400 at its path; empty advertising_id is accepted', async () => {
   for (const field of ['request_id', 'user_id', 'event_id']) {
-    const r = await signed(dwell.url, app, '/v1/detect', withId(field, ''));
+    const r = await signed(dwell.url, dwell.app, '/v1/detect', withId(field, ''));
     assert.equal(r.status, 400, `${field}: ${JSON.stringify(r.body)}`);
     assert.equal(r.body.error.code, 'invalid_request');
     assert.equal(r.body.error.path, pointer(field));
     assert.match(r.body.error.message, /1 to 256 characters/);
   }
-  const r = await signed(dwell.url, app, '/v1/detect', withId('advertising_id', ''));
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', withId('advertising_id', ''));
   assert.equal(r.status, 200, JSON.stringify(r.body));
 });

@@ -6,21 +6,14 @@
  * rounds of the size at hand (about 1 MiB) and of 3.5 MiB: the larger the upload, the longer the
  * client is still writing when the answer comes (within the 4 MiB the service discards).
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { connect } from 'node:net';
-import { startDwell, type Running } from '../helpers/server.js';
-import { createApp, signHeaders, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { signHeaders } from '../helpers/client.js';
 import { until } from '../helpers/until.js';
 
-let dwell: Running;
-let app: TestApp;
-
-before(async () => {
-  dwell = await startDwell();
-  app = await createApp(dwell.url);
-});
-after(() => dwell.stop());
+const dwell = dwellWithApp();
 
 const ROUNDS = 16;
 const AT_ONCE = 10;
@@ -54,25 +47,25 @@ const tally = (outcomes: string[]) => {
 const LARGE = 3.5 * MiB;
 
 test('413 body_too_large by Content-Length: every signed upload of 1.1 MiB (or 3.5 MiB) reads its answer', async () => {
-  const outcomes = await upload([1.1 * MiB, LARGE], (body) => signHeaders(app, 'POST', '/v1/detect', body));
+  const outcomes = await upload([1.1 * MiB, LARGE], (body) => signHeaders(dwell.app, 'POST', '/v1/detect', body));
   assert.deepEqual(outcomes.filter((o) => o !== '413 body_too_large'), [], tally(outcomes));
 });
 
 test('401 before the body (unknown app, stale timestamp) and after it (wrong secret) reads its answer', async () => {
   const stale = Math.floor(Date.now() / 1000) - 3600;
   const before = [
-    (body: Buffer, i: number) => signHeaders(app, 'POST', '/v1/detect', body, { timestamp: stale - i }),
-    (body: Buffer) => ({ ...signHeaders(app, 'POST', '/v1/detect', body), 'x-app-key': 'ak_nobody' }),
+    (body: Buffer, i: number) => signHeaders(dwell.app, 'POST', '/v1/detect', body, { timestamp: stale - i }),
+    (body: Buffer) => ({ ...signHeaders(dwell.app, 'POST', '/v1/detect', body), 'x-app-key': 'ak_nobody' }),
   ];
   const early = await upload([MiB, LARGE], (body, i) => before[i % 2](body, i));
   assert.deepEqual(early.filter((o) => !/^401 (stale_timestamp|unknown_app)$/.test(o)), [], tally(early));
   // A wrong signature is known only once the body is in: 1 MiB, the most a body may be.
-  const late = await upload([MiB], (body, i) => signHeaders(app, 'POST', '/v1/detect', body, { secret: `wrong-${i}` }), 4);
+  const late = await upload([MiB], (body, i) => signHeaders(dwell.app, 'POST', '/v1/detect', body, { secret: `wrong-${i}` }), 4);
   assert.deepEqual(late.filter((o) => o !== '401 invalid_signature'), [], tally(late));
 });
 
 test('415 unsupported_media_type on a 1 MiB (or 3.5 MiB) body reads its answer', async () => {
-  const outcomes = await upload([MiB, LARGE], (body) => ({ ...signHeaders(app, 'POST', '/v1/detect', body), 'content-encoding': 'br' }));
+  const outcomes = await upload([MiB, LARGE], (body) => ({ ...signHeaders(dwell.app, 'POST', '/v1/detect', body), 'content-encoding': 'br' }));
   assert.deepEqual(outcomes.filter((o) => o !== '415 unsupported_media_type'), [], tally(outcomes));
 });
 
@@ -83,7 +76,7 @@ test('413 while streaming: a chunked body past 1 MiB is answered, read to its en
   socket.on('data', (d) => (answer += d));
   const closed = new Promise((r) => socket.once('close', r));
   socket.on('error', () => {});
-  const h = signHeaders(app, 'POST', '/v1/detect', Buffer.alloc(0));
+  const h = signHeaders(dwell.app, 'POST', '/v1/detect', Buffer.alloc(0));
   socket.write(`POST /v1/detect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n` +
     `X-App-Key: ${h['x-app-key']}\r\nX-Timestamp: ${h['x-timestamp']}\r\nX-Signature: ${h['x-signature']}\r\n\r\n`);
   const chunk = Buffer.alloc(64 << 10, 0x20);

@@ -3,17 +3,13 @@
  * present and not empty, else user_id, for visits and geofences alike; first/last visit times
  * survive uploads that arrive out of order; a request without any id has no history.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { createApp, signed } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 
-let dwell: Running;
-let app: TestApp;
-before(async () => { dwell = await startDwell(); app = await createApp(dwell.url); });
-after(async () => { await dwell.stop(); fs.rmSync(dwell.dataDir, { recursive: true, force: true }); });
+const dwell = dwellWithApp();
 
 /** A 25-minute structured visit at the casino on 2024-05-<day>, from 07:25+02:00. */
 const casinoVisit = (ids: Record<string, string>, day: string) => ({
@@ -26,7 +22,7 @@ const casinoVisit = (ids: Record<string, string>, day: string) => ({
 const startOf = (day: string) => Date.parse(`2024-05-${day}T07:25:00+02:00`);
 
 async function times(ids: Record<string, string>, day: string) {
-  const r = await signed(dwell.url, app, '/v1/detect', casinoVisit(ids, day));
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', casinoVisit(ids, day));
   assert.equal(r.status, 200, JSON.stringify(r.body));
   const p = r.body.data[0].visit.place;
   assert.ok(p?.id, 'the visit names a place');

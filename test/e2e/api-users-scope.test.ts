@@ -3,12 +3,13 @@
  * apps is two unrelated users, for visit history and for open stream stays. And a data directory
  * written before records were scoped still starts, without leaking its unscoped records.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
 import { open, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { startDwell, tempDir, type Running } from '../helpers/server.js';
+import { dwellWithApp } from '../helpers/dwell.js';
 import { createApp, signed } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 
@@ -22,9 +23,7 @@ const casinoVisit = (advertising_id: string, day: string) => ({
 });
 const startOf = (day: string) => Date.parse(`2024-05-${day}T07:25:00+02:00`);
 
-let dwell: Running;
-before(async () => { dwell = await startDwell(); });
-after(async () => { await dwell.stop(); fs.rmSync(dwell.dataDir, { recursive: true, force: true }); });
+const dwell = dwellWithApp();
 
 test('the same advertising id in two apps shares no visit history', async () => {
   const a = await createApp(dwell.url), b = await createApp(dwell.url);

@@ -3,16 +3,13 @@
  * (the named venue ranks first and its first_visit_time follows), exported and erased with the
  * user (§7), refused for a visit not answered to this user in this app, and checked as input.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startDwell, type Running } from '../helpers/server.js';
+import { dwellWithApp } from '../helpers/dwell.js';
 import { createApp, signed, type TestApp } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 
-let dwell: Running;
-before(async () => { dwell = await startDwell(); });
-after(async () => { await dwell.stop(); fs.rmSync(dwell.dataDir, { recursive: true, force: true }); });
+const dwell = dwellWithApp();
 
 /** A 25-minute structured visit at the casino on 2024-05-<day>, from 07:25+02:00. */
 const visitAt = (user: Record<string, string>, day: string) => ({

@@ -12,25 +12,17 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdirSync, readFileSync, readdirSync, realpathSync, symlinkSync, writeFileSync, copyFileSync, existsSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { test } from 'node:test';
 import { promisify } from 'node:util';
-import { createApp, type TestApp } from '../helpers/client.js';
-import { ROOT, startDwell, tempDir, type Running } from '../helpers/server.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { ROOT, tempDir } from '../helpers/server.js';
 
 const run = promisify(execFile);
 const FIXTURES = path.join(ROOT, 'test/fixtures/client');
 const TSC = path.join(ROOT, 'node_modules/typescript/bin/tsc');
 
-let server: Running;
-let app: TestApp;
-let scratch: string;
-
-before(async () => {
-  server = await startDwell();
-  app = await createApp(server.url);
-  scratch = tempDir('dwell-client-pack-');
-});
-after(() => server?.stop());
+const server = dwellWithApp();
+const scratch = tempDir('dwell-client-pack-');
 
 test('npm pack: the tarball holds the client, its declarations and the exports map', async () => {
   // --ignore-scripts: the test runs on the build it was compiled from; `prepare` would rebuild.
@@ -74,7 +66,7 @@ test('installed offline into a scratch project, the programs type-check with tsc
 });
 
 test('the installed client against a live server: detect, geofence CRUD, export and erase, verifyPostback', async () => {
-  const env = { ...process.env, DWELL_URL: server.url, DWELL_APP_KEY: app.app_key, DWELL_APP_SECRET: app.app_secret };
+  const env = { ...process.env, DWELL_URL: server.url, DWELL_APP_KEY: server.app.app_key, DWELL_APP_SECRET: server.app.app_secret };
   const check = await run(process.execPath, [path.join(scratch, 'out/check.js')], { cwd: scratch, env });
   const result = JSON.parse(check.stdout.trim().split('\n').pop()!);
   assert.equal(result.ok, true);
@@ -83,7 +75,7 @@ test('the installed client against a live server: detect, geofence CRUD, export 
 });
 
 test('the README example runs as written', async () => {
-  const env = { ...process.env, DWELL_URL: server.url, DWELL_APP_KEY: app.app_key, DWELL_APP_SECRET: app.app_secret };
+  const env = { ...process.env, DWELL_URL: server.url, DWELL_APP_KEY: server.app.app_key, DWELL_APP_SECRET: server.app.app_secret };
   const { stdout } = await run(process.execPath, [path.join(scratch, 'out/example.js')], { cwd: scratch, env });
   const lines = stdout.trim().split('\n');
   assert.match(lines[0], /^venue: \S/);

@@ -6,24 +6,23 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import type { BrowserContext, Page } from 'playwright-core';
-import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { ADMIN_TOKEN } from '../helpers/server.js';
+import { signed } from '../helpers/client.js';
 import { CASINO, visitRequest } from '../helpers/requests.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { decodePng, pixel } from '../helpers/png.js';
 
-let dwell: Running, browser: BrowserContext, page: Page, app: TestApp, answer: any;
+const dwell = dwellWithApp();
+let browser: BrowserContext, page: Page, answer: any;
 const request = visitRequest();
 const BACKGROUND = [0xf2, 0xef, 0xe9];
 
 before(async () => {
-  dwell = await startDwell();
-  app = await createApp(dwell.url);
-  const fence = await signed(dwell.url, app, `/v2/apps/${app.app_key}/geofences/create`, { tag: 'casino', ttl: 0, location: { lat: CASINO.lat, long: CASINO.long, radius: 80 } });
+  const fence = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/geofences/create`, { tag: 'casino', ttl: 0, location: { lat: CASINO.lat, long: CASINO.long, radius: 80 } });
   assert.equal(fence.status, 200);
-  const r = await signed(dwell.url, app, '/v1/detect', request);
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', request);
   assert.equal(r.status, 200);
   answer = r.body;
   browser = await launchBrowser();
@@ -31,8 +30,6 @@ before(async () => {
 });
 after(async () => {
   await browser?.close();
-  await dwell.stop();
-  fs.rmSync(dwell.dataDir, { recursive: true, force: true });
 });
 
 /** Waits for the page to have drawn its `n`th detection (detail-view.ts, explorer.ts). */
@@ -46,7 +43,7 @@ test('a wrong token is refused; the right one opens the explorer', async () => {
   await page.fill('#token', ADMIN_TOKEN);
   await page.click('button[type=submit]');
   await page.waitForSelector('body[data-ready="true"]', { timeout: 60_000 });
-  await page.selectOption('#apps', app.app_key);
+  await page.selectOption('#apps', dwell.app.app_key);
   await page.waitForSelector('#recent li');
 });
 
@@ -101,6 +98,6 @@ test('an explained request: each candidate\'s factor bars add up to its score', 
   }
   // For a look by eye: DWELL_UI_SCREENSHOT=/tmp/explorer.png
   if (process.env.DWELL_UI_SCREENSHOT) await page.screenshot({ path: process.env.DWELL_UI_SCREENSHOT, fullPage: true });
-  const api = await fetch(`${dwell.url}/admin/apps/${app.app_key}/explain`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => r.json() as Promise<any>);
+  const api = await fetch(`${dwell.url}/admin/apps/${dwell.app.app_key}/explain`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => r.json() as Promise<any>);
   assert.deepEqual(shown.map((s) => s.score), api.rankings[0].candidates.map((c: any) => c.score), 'the scores of the explain API, in its order');
 });

@@ -4,22 +4,18 @@
  * stays inside a fence raises no entry request after request; one that walks in during a request
  * raises one; a known user's presence is kept as before.
  */
-import { test, before, after } from 'node:test';
+import { test, before } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { signed } from '../helpers/client.js';
 import { CASINO } from '../helpers/requests.js';
 import { stampAfter } from '../helpers/stamps.js';
 
-let dwell: Running;
-let app: TestApp;
+const dwell = dwellWithApp();
 before(async () => {
-  dwell = await startDwell();
-  app = await createApp(dwell.url);
-  const r = await signed(dwell.url, app, `/v2/apps/${app.app_key}/geofences/create`, { tag: 'casino', location: { ...CASINO, radius: 100 }, ttl: 0 });
+  const r = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/geofences/create`, { tag: 'casino', location: { ...CASINO, radius: 100 }, ttl: 0 });
   assert.equal(r.status, 200, JSON.stringify(r.body));
 });
-after(() => dwell.stop());
 
 /** An unstructured request of fixes `metres` north of the fence's centre, a minute apart. */
 function stream(hour: number, metres: number[], who: Record<string, string> = {}) {
@@ -33,7 +29,7 @@ function stream(hour: number, metres: number[], who: Record<string, string> = {}
 }
 
 const events = async (body: unknown) => {
-  const r = await signed(dwell.url, app, '/v1/detect', body);
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', body);
   assert.equal(r.status, 200, JSON.stringify(r.body));
   return (r.body.geofence_events as Array<{ type: string; timestamp: string }>).map((e) => e.type);
 };

@@ -6,13 +6,14 @@
  * skipped. Contract §5's answers while the client still sends, queries under the signature, a
  * large answer to a client that stops reading, and a client that leaves mid-upload.
  */
-import { describe, test, before, after } from 'node:test';
+import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { connect, type Socket } from 'node:net';
 import path from 'node:path';
-import { ROOT, startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, signHeaders, type TestApp } from '../helpers/client.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { ROOT } from '../helpers/server.js';
+import { signed, signHeaders } from '../helpers/client.js';
 import { scrape } from '../helpers/scrape.js';
 import { until } from '../helpers/until.js';
 
@@ -44,13 +45,7 @@ const requestsWith = (metrics: string, route: string, status: string) => {
 
 for (const server of SERVERS) {
   describe(`HTTP on ${server.expect}${server.env.UWS_USE_FALLBACK ? ' (UWS_USE_FALLBACK=1)' : ''}`, { skip: server.skip && 'this Node has no native uWebSockets.js: the run above was node:http' }, () => {
-    let dwell: Running;
-    let app: TestApp;
-    before(async () => {
-      dwell = await startDwell(server.env);
-      app = await createApp(dwell.url);
-    });
-    after(() => dwell?.stop());
+    const dwell = dwellWithApp(server.env);
 
     test('the log says which server runs, in JSON like every other line', () => {
       const said = dwell.logs.map((l) => { try { return JSON.parse(l); } catch { return l; } });
@@ -60,12 +55,12 @@ for (const server of SERVERS) {
     });
 
     test('a signed GET with a query: the signature covers it, the handler reads it, the request id comes back', async () => {
-      const base = `/v2/apps/${app.app_key}/geofences`;
-      const bad = await signed(dwell.url, app, `${base}?limit=0`, undefined, { headers: { 'x-request-id': 'trace-42' } });
+      const base = `/v2/apps/${dwell.app.app_key}/geofences`;
+      const bad = await signed(dwell.url, dwell.app, `${base}?limit=0`, undefined, { headers: { 'x-request-id': 'trace-42' } });
       assert.equal(bad.status, 400, JSON.stringify(bad.body));
       assert.equal(bad.body.error.path, '/limit');
       assert.equal(bad.headers.get('x-request-id'), 'trace-42');
-      const good = await signed(dwell.url, app, `${base}?tag=none&limit=5`);
+      const good = await signed(dwell.url, dwell.app, `${base}?tag=none&limit=5`);
       assert.equal(good.status, 200, JSON.stringify(good.body));
       assert.deepEqual(good.body.geofences, []);
       const wrong = await fetch(dwell.url + '/healthz', { method: 'PUT' });
@@ -76,7 +71,7 @@ for (const server of SERVERS) {
     test('413 by Content-Length is answered while the client still sends, the rest is read, the connection serves the next request', async () => {
       const c = await open(dwell.port);
       const size = 2 * MiB;
-      const h = signHeaders(app, 'POST', '/v1/detect', Buffer.alloc(size, 0x20));
+      const h = signHeaders(dwell.app, 'POST', '/v1/detect', Buffer.alloc(size, 0x20));
       c.socket.write(`POST /v1/detect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: ${size}\r\n` +
         `X-App-Key: ${h['x-app-key']}\r\nX-Timestamp: ${h['x-timestamp']}\r\nX-Signature: ${h['x-signature']}\r\n\r\n`);
       c.socket.write(Buffer.alloc(64 << 10, 0x20));
@@ -114,12 +109,12 @@ for (const server of SERVERS) {
     test('a client that leaves mid-upload is counted as gone (499); the answered ones are not', async () => {
       const before499 = requestsWith(await scrape(dwell.url), '/v1/detect', '499');
       for (let i = 0; i < 3; i++) {
-        const r = await signed(dwell.url, app, '/v1/detect', { advertising_id: 'a', events: [] });
+        const r = await signed(dwell.url, dwell.app, '/v1/detect', { advertising_id: 'a', events: [] });
         assert.ok(r.status < 500, JSON.stringify(r.body));
       }
       assert.equal(requestsWith(await scrape(dwell.url), '/v1/detect', '499'), before499, 'answered requests are not counted as gone');
       const c = await open(dwell.port);
-      const h = signHeaders(app, 'POST', '/v1/detect', Buffer.alloc(1000));
+      const h = signHeaders(dwell.app, 'POST', '/v1/detect', Buffer.alloc(1000));
       c.socket.write(`POST /v1/detect HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n` +
         `X-App-Key: ${h['x-app-key']}\r\nX-Timestamp: ${h['x-timestamp']}\r\nX-Signature: ${h['x-signature']}\r\n\r\n{"advertising_id":`);
       await until('the upload to reach the server', async () => (await scrape(dwell.url)).includes('dwell_inflight_requests 2'), 20_000, 20);

@@ -6,17 +6,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startDwell } from '../helpers/server.js';
-import { createApp, signed } from '../helpers/client.js';
+import { withDwellApp } from '../helpers/dwell.js';
+import { signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
 test('all log lines of a request share its id; the id is answered as X-Request-Id', async () => {
-  const dwell = await startDwell({ DWELL_LOG_LEVEL: 'debug' });
-  try {
-    const app = await createApp(dwell.url);
+  await withDwellApp({ DWELL_LOG_LEVEL: 'debug' }, async (dwell) => {
+    const app = dwell.app;
     const ids = Array.from({ length: 6 }, (_, i) => `trace-${i}.abc:DEF=/+_-${i}`);
     const answers = await Promise.all(ids.map((id, i) =>
       signed(dwell.url, app, '/v1/detect', { ...visitRequest(), request_id: `body-${i}` }, { headers: { 'x-request-id': id } })));
@@ -46,8 +44,5 @@ test('all log lines of a request share its id; the id is answered as X-Request-I
     // Lines of no request (startup, shutdown) carry no id.
     assert.equal(lines.find((l) => l.msg === 'listening')?.request_id, undefined);
     for (const l of lines) assert.ok(['debug', 'info', 'warn', 'error'].includes(l.level) && typeof l.time === 'string', JSON.stringify(l));
-  } finally {
-    await dwell.stop();
-    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
-  }
+  });
 });

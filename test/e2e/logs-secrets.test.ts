@@ -8,9 +8,9 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
 import { gzipSync } from 'node:zlib';
-import { ADMIN_TOKEN, startDwell } from '../helpers/server.js';
+import { withDwellApp } from '../helpers/dwell.js';
+import { ADMIN_TOKEN } from '../helpers/server.js';
 import { createApp, signed, signHeaders } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
@@ -22,11 +22,10 @@ const BUCKET_KEY_ID = 'AKIAHUNTER4EXAMPLE', BUCKET_SECRET = 'hunter5-bucket-secr
 
 test('no secret appears in the logs at debug', async () => {
   const key = newKey();
-  const dwell = await startDwell({ DWELL_LOG_LEVEL: 'debug', DWELL_EXPORT_WINDOW_MS: '200', DWELL_SECRET_GRACE_S: '60', DWELL_SECRET_KEY: key });
-  try {
+  await withDwellApp({ DWELL_LOG_LEVEL: 'debug', DWELL_EXPORT_WINDOW_MS: '200', DWELL_SECRET_GRACE_S: '60', DWELL_SECRET_KEY: key }, async (dwell) => {
     const admin = (path: string, init: RequestInit = {}, token = ADMIN_TOKEN) =>
       fetch(dwell.url + path, { ...init, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } });
-    const sync = await createApp(dwell.url);
+    const sync = dwell.app;
     const postback = await createApp(dwell.url, { method: 'postback', url: `http://user:${POSTBACK_PASSWORD}@127.0.0.1:9/hook?token=${POSTBACK_TOKEN}` });
     const bucket = await createApp(dwell.url, {
       method: 'bucket', provider: 's3', bucket: 'logs-check', region: 'us-east-1', endpoint: 'http://127.0.0.1:9',
@@ -59,8 +58,5 @@ test('no secret appears in the logs at debug', async () => {
       ...signatures, POSTBACK_PASSWORD, POSTBACK_TOKEN, BUCKET_KEY_ID, BUCKET_SECRET]) {
       assert.ok(!text.includes(s), `the logs contain ${JSON.stringify(s)}:\n${dwell.logs.filter((l) => l.includes(s)).join('\n')}`);
     }
-  } finally {
-    await dwell.stop();
-    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -6,16 +6,15 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { ADMIN_TOKEN, startDwell } from '../helpers/server.js';
+import { withDwell, withDwellApp } from '../helpers/dwell.js';
+import { ADMIN_TOKEN } from '../helpers/server.js';
 import { createApp, signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { parseExposition } from '../helpers/prom-text.js';
 import { until } from '../helpers/until.js';
 
 test('public /metrics: refused without the admin token, Prometheus text with it; the internal listener needs none', async () => {
-  const dwell = await startDwell({ DWELL_METRICS_PORT: '0' });
-  try {
+  await withDwellApp({ DWELL_METRICS_PORT: '0' }, async (dwell) => {
     for (const headers of [{} as Record<string, string>, { authorization: 'Bearer wrong-token' }, { authorization: `Basic ${Buffer.from('x:' + ADMIN_TOKEN).toString('base64')}` }]) {
       const res = await fetch(dwell.url + '/metrics', { headers });
       assert.equal(res.status, 401, JSON.stringify(headers));
@@ -24,7 +23,7 @@ test('public /metrics: refused without the admin token, Prometheus text with it;
       assert.ok(!body.includes('dwell_'), 'no metric leaks with the refusal');
     }
 
-    const app = await createApp(dwell.url);
+    const app = dwell.app;
     assert.equal((await signed(dwell.url, app, '/v1/detect', visitRequest())).status, 200);
     // A postback app whose receiver refuses connections: its attempts are counted in the delivery worker thread.
     const down = await createApp(dwell.url, { method: 'postback', url: 'http://127.0.0.1:9/hook' });
@@ -54,20 +53,13 @@ test('public /metrics: refused without the admin token, Prometheus text with it;
       return s.find((x) => x.name === 'dwell_postback_attempts_total' && x.labels.outcome === 'network_error') && s;
     });
     assert.ok(worker.some((s) => s.name === 'dwell_http_requests_total' && s.labels.route === '/metrics' && s.labels.status === '401'), 'the refusals were counted');
-  } finally {
-    await dwell.stop();
-    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
-  }
+  });
 });
 
 test('without DWELL_ADMIN_TOKEN the public /metrics answers 401 whatever is sent', async () => {
-  const dwell = await startDwell({ DWELL_ADMIN_TOKEN: '' });
-  try {
+  await withDwell({ DWELL_ADMIN_TOKEN: '' }, async (dwell) => {
     for (const headers of [{} as Record<string, string>, { authorization: 'Bearer ' }, { authorization: 'Bearer anything' }]) {
       assert.equal((await fetch(dwell.url + '/metrics', { headers })).status, 401);
     }
-  } finally {
-    await dwell.stop();
-    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
-  }
+  });
 });

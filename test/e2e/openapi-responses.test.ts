@@ -3,16 +3,12 @@
  * passes, and an answer the document cannot describe (a status it does not list, another media
  * type, a body its schema refuses, a path it lacks) fails naming the operation and why.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startDwell, type Running } from '../helpers/server.js';
+import { dwellWithApp } from '../helpers/dwell.js';
 import { checkResponse } from '../helpers/openapi-check.js';
 
-let dwell: Running;
-before(async () => {
-  dwell = await startDwell();
-});
-after(() => dwell.stop());
+const dwell = dwellWithApp();
 
 const json = { 'content-type': 'application/json' };
 const received = (status: number, body: unknown, headers: Record<string, string> = json) =>

@@ -6,19 +6,19 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { before, test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { OPERATIONS } from '../../src/docs/openapi.js';
-import { ROOT, startDwell, type Running } from '../helpers/server.js';
+import { dwellWithApp } from '../helpers/dwell.js';
+import { ROOT } from '../helpers/server.js';
 
 type Obj = Record<string, any>;
 
-let server: Running;
+const server = dwellWithApp();
 let doc: Obj;
 const operations: Array<{ method: string; path: string; op: Obj }> = [];
 
 before(async () => {
-  server = await startDwell();
   const res = await fetch(server.url + '/openapi.json');
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
@@ -27,7 +27,6 @@ before(async () => {
     for (const [method, op] of Object.entries(methods as Obj)) operations.push({ method: method.toUpperCase(), path: p, op });
   }
 });
-after(() => server?.stop());
 
 test('GET /openapi.json is valid OpenAPI 3.1 and every $ref resolves', async () => {
   const validator = new Validator();

@@ -6,9 +6,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import fs from 'node:fs';
 import { promisify } from 'node:util';
-import { ADMIN_TOKEN, CLI, startDwell } from '../helpers/server.js';
+import { withDwellApp } from '../helpers/dwell.js';
+import { ADMIN_TOKEN, CLI } from '../helpers/server.js';
 import { createApp, signed, type TestApp } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 
@@ -23,8 +23,7 @@ const visit = (advertising_id: string) => ({
 });
 
 test('dwell apps delete removes the app and what is stored for it; another app is unaffected', async () => {
-  const dwell = await startDwell();
-  try {
+  await withDwellApp({}, async (dwell) => {
     const setUp = async (app: TestApp) => {
       const fence = await signed(dwell.url, app, `/v2/apps/${app.app_key}/geofences/create`, { tag: 'casino', location: CIRCLE, ttl: 0, push_text: null });
       assert.equal(fence.status, 200, JSON.stringify(fence.body));
@@ -32,7 +31,7 @@ test('dwell apps delete removes the app and what is stored for it; another app i
       assert.equal(r.status, 200, JSON.stringify(r.body));
       return fence.body as string;
     };
-    const doomed = await createApp(dwell.url), kept = await createApp(dwell.url);
+    const doomed = dwell.app, kept = await createApp(dwell.url);
     await setUp(doomed);
     const keptFence = await setUp(kept);
 
@@ -57,8 +56,5 @@ test('dwell apps delete removes the app and what is stored for it; another app i
     const ex = await signed(dwell.url, kept, `/v2/apps/${kept.app_key}/users/export?advertising_id=ad-shared`);
     assert.ok(ex.body.users[0].record.visit_history.length >= 1, JSON.stringify(ex.body));
     assert.deepEqual(ex.body.users[0].geofence_presence.inside_geofences, [keptFence]);
-  } finally {
-    await dwell.stop();
-    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
-  }
+  });
 });

@@ -3,10 +3,9 @@
  * export is empty and a new visit has no history; the same advertising id in another app is
  * untouched; both endpoints are signed by the app itself.
  */
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startDwell, type Running } from '../helpers/server.js';
+import { dwellWithApp } from '../helpers/dwell.js';
 import { createApp, signed, type TestApp } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 
@@ -25,9 +24,7 @@ const erase = (app: TestApp, body: unknown, as: TestApp = app) =>
   signed(dwell.url, as, `/v2/apps/${app.app_key}/users/erase`, body, { timestamp: (clock = Math.max(clock + 1, Math.floor(Date.now() / 1000))) });
 const exportOf = (app: TestApp, query: string, as: TestApp = app) => signed(dwell.url, as, `/v2/apps/${app.app_key}/users/export${query ? '?' + query : ''}`);
 
-let dwell: Running;
-before(async () => { dwell = await startDwell(); });
-after(async () => { await dwell.stop(); fs.rmSync(dwell.dataDir, { recursive: true, force: true }); });
+const dwell = dwellWithApp();
 
 test('erase then export is empty, a new visit has no history, and another app keeps its own', async () => {
   const a = await createApp(dwell.url), b = await createApp(dwell.url);

@@ -6,8 +6,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import fs from 'node:fs';
-import { startDwell } from '../helpers/server.js';
+import { withDwellApp } from '../helpers/dwell.js';
 import { scrape } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
@@ -17,9 +16,8 @@ const SSID = 'PrivateHomeNet-7731', BSSID = 'de:ad:be:ef:77:31';
 const IDS = { advertising_id: 'ad-logcheck-5521', user_id: 'user-logcheck-5521' };
 
 test('a realistic run leaves no coordinates, networks or ids in the info logs', async () => {
-  const dwell = await startDwell({ DWELL_LOG_LEVEL: 'info' });
-  try {
-    const sync = await createApp(dwell.url);
+  await withDwellApp({ DWELL_LOG_LEVEL: 'info' }, async (dwell) => {
+    const sync = dwell.app;
     // A postback app whose receiver refuses connections: its triggers fail and are retried.
     const down = await createApp(dwell.url, { method: 'postback', url: 'http://127.0.0.1:9/hook' });
     const fence = await signed(dwell.url, sync, `/v2/apps/${sync.app_key}/geofences/create`, { tag: 'casino', location: { lat: CASINO.lat, long: CASINO.long, radius: 150 }, ttl: 0, push_text: 'hi' });
@@ -48,8 +46,5 @@ test('a realistic run leaves no coordinates, networks or ids in the info logs', 
     const secrets = [SSID, BSSID, IDS.advertising_id, IDS.user_id, 'someone@example.com', '43.739', '7.427', '91.123456',
       address.formatted_address, ...(address.street_address ? [address.street_address] : [])];
     for (const s of secrets) assert.ok(!text.includes(s), `the logs contain ${JSON.stringify(s)}:\n${dwell.logs.filter((l) => l.includes(s)).join('\n')}`);
-  } finally {
-    await dwell.stop();
-    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
-  }
+  });
 });
