@@ -3,10 +3,10 @@
  * red unit test must not hide the cluster suite), then one closing line a suite and the slowest
  * files, named. Each file is a `node --test` process of its own, its output printed whole when it
  * ends. End-to-end files own their servers on free ports, so they run side by side
- * (`--concurrency`); unit, state and cluster files run one at a time each, but beside the
- * end-to-end files. The cluster suite is seven end-to-end files again with DWELL_TEST_CLUSTER=1,
+ * (`--concurrency`, 4 by default); unit, state and cluster files run one at a time each, but beside
+ * the end-to-end files. The cluster suite is seven end-to-end files again with DWELL_TEST_CLUSTER=1,
  * against two nodes on a JetStream cluster. `--also-node <binary>` runs the end-to-end suite a
- * second time on that Node (`.ci/run`: Node 24), in the same pool.
+ * second time on that Node (`.ci/run`: Node 24), with the native modules' test, in the same pool.
  *
  *   node dist/test/run.js [--suite unit,state,e2e,cluster] [--concurrency N] [--node <binary>] [--also-node <binary>] [--only a,b]
  */
@@ -26,11 +26,12 @@ export const CLUSTER_FILES = [
 
 /**
  * Started first so that the pool does not end on one long file: the slowest end-to-end files of
- * a full run (the runner's closing list), longest first.
+ * a full run (the runner's closing list; `--suite e2e --concurrency 2`, 2026-11-26), slowest first,
+ * and the browser tests.
  */
 const LONG_FIRST = [
-  'explorer-ui', 'postback-crash', 'secrets-at-rest', 'bucket-crash', 'privacy-retention-load', 'cluster-state-outage',
-  'backup-restore', 'postback-delivery', 'cluster-venues', 'cluster-delivery',
+  'api-errors', 'secrets-at-rest', 'secrets-cluster', 'client-pack', 'secrets-rotate', 'postback-crash', 'cli-flags',
+  'cluster-delivery', 'upgrade-fixture', 'cli-readme', 'explorer-ui', 'openapi-client', 'backup-restore',
 ];
 const rank = (file: string) => {
   const i = LONG_FIRST.indexOf(basename(file, '.test.js'));
@@ -39,12 +40,18 @@ const rank = (file: string) => {
 
 interface Suite { name: string; files: () => string[]; env?: Record<string, string>; parallel: (n: number) => number }
 
+// In the order they take free places in the pool: the three that run one file at a time first, so
+// that they run beside the end-to-end files rather than after them.
 const SUITES: Suite[] = [
   { name: 'unit', files: () => filesIn('.'), parallel: () => 1 },
   { name: 'state', files: () => filesIn('state'), parallel: () => 1 },
-  { name: 'e2e', files: () => filesIn('e2e').sort((a, b) => rank(a) - rank(b)), parallel: (n) => n },
   { name: 'cluster', files: () => CLUSTER_FILES.map((f) => join(here, 'e2e', `${f}.test.js`)), env: { DWELL_TEST_CLUSTER: '1' }, parallel: () => 1 },
+  { name: 'e2e', files: () => filesIn('e2e').sort((a, b) => rank(a) - rank(b)), parallel: (n) => n },
 ];
+/** `--also-node`: the end-to-end files and the native modules' test on another Node. */
+const ALSO: Suite = {
+  name: 'e2e', files: () => [...SUITES[3].files(), join(here, 'native-modules.test.js')], parallel: (n) => n,
+};
 
 interface Group { label: string; suite: Suite; node: string; pending: string[]; running: number; parallel: number; t0: number; ms: number; failed: string[] }
 interface Done { group: Group; file: string; ms: number; ok: boolean }
@@ -103,9 +110,8 @@ async function main() {
   const { values } = parseArgs({
     options: {
       suite: { type: 'string', default: SUITES.map((s) => s.name).join(',') },
-      // Files at once. Most of an end-to-end file's time is servers starting and waiting, so
-      // three keep 2 cores busy.
-      concurrency: { type: 'string', default: process.env.DWELL_TEST_CONCURRENCY ?? '3' },
+      // Files at once: four keep 2 cores busy while unit, state and cluster files take one place each.
+      concurrency: { type: 'string', default: process.env.DWELL_TEST_CONCURRENCY ?? '4' },
       node: { type: 'string', default: process.execPath },
       'also-node': { type: 'string' },
       // Some files only, by name (`api-detect,openapi`), in whichever suites hold them.
@@ -125,7 +131,7 @@ async function main() {
   const groups = SUITES.filter((s) => wanted.includes(s.name)).map((s) => group(s, values.node, s.name));
   if (values['also-node']) {
     const version = execFileSync(values['also-node'], ['--version']).toString().trim();
-    groups.push(group(SUITES.find((s) => s.name === 'e2e')!, values['also-node'], `e2e@${version}`));
+    groups.push(group(ALSO, values['also-node'], `e2e@${version}`));
   }
   for (const g of groups) process.stdout.write(`# suite ${g.label}: ${g.pending.length} files, ${g.parallel} at a time\n`);
   const t0 = Date.now();

@@ -2,7 +2,7 @@
  * estimated_address over HTTP (contract §2): always the seven keys of interface 2.8 as strings,
  * "" where unknown, with street_address and postal_code from the venue's own address as imported.
  */
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -26,12 +26,11 @@ const venues = [
 function at(p: { lat: number; long: number }) { return { lat: p.lat, lon: p.long }; }
 
 const src = tempDir('dwell-addr-src-'), store = tempDir('dwell-addr-store-');
-before(async () => {
+const dwell = dwellWithApp({ DWELL_VENUES: store }, { prepare: async () => {
   const file = path.join(src, 'venues.jsonl');
   fs.writeFileSync(file, venues.map((v) => JSON.stringify(v)).join('\n') + '\n');
   await runImport({ format: 'jsonl', file, out: store, quiet: true });
-});
-const dwell = dwellWithApp({ DWELL_VENUES: store });
+} });
 
 /** A 25-minute visit event at `p`, fixes every 5 minutes. */
 function visitAt(p: { lat: number; long: number }, id: string) {

@@ -4,7 +4,7 @@
  * fixes are are the fixes' colour, not the background), the candidates listed as /v1/detect
  * answered them, and, for a pasted request, factor bars that add up to each candidate's score.
  */
-import { test, before, after } from 'node:test';
+import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
 import type { BrowserContext, Page } from 'playwright-core';
 import { dwellWithApp } from '../helpers/dwell.js';
@@ -14,12 +14,11 @@ import { CASINO, visitRequest } from '../helpers/requests.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { decodePng, pixel } from '../helpers/png.js';
 
-const dwell = dwellWithApp();
 let browser: BrowserContext, page: Page, answer: any;
 const request = visitRequest();
 const BACKGROUND = [0xf2, 0xef, 0xe9];
 
-before(async () => {
+const dwell = dwellWithApp({}, { setUp: async (dwell) => {
   const fence = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/geofences/create`, { tag: 'casino', ttl: 0, location: { lat: CASINO.lat, long: CASINO.long, radius: 80 } });
   assert.equal(fence.status, 200);
   const r = await signed(dwell.url, dwell.app, '/v1/detect', request);
@@ -27,7 +26,7 @@ before(async () => {
   answer = r.body;
   browser = await launchBrowser();
   page = await browser.newPage();
-});
+} });
 after(async () => {
   await browser?.close();
 });

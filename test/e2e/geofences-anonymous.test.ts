@@ -4,18 +4,17 @@
  * stays inside a fence raises no entry request after request; one that walks in during a request
  * raises one; a known user's presence is kept as before.
  */
-import { test, before } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { dwellWithApp } from '../helpers/dwell.js';
 import { signed } from '../helpers/client.js';
 import { CASINO } from '../helpers/requests.js';
 import { stampAfter } from '../helpers/stamps.js';
 
-const dwell = dwellWithApp();
-before(async () => {
+const dwell = dwellWithApp({}, { setUp: async (dwell) => {
   const r = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/geofences/create`, { tag: 'casino', location: { ...CASINO, radius: 100 }, ttl: 0 });
   assert.equal(r.status, 200, JSON.stringify(r.body));
-});
+} });
 
 /** An unstructured request of fixes `metres` north of the fence's centre, a minute apart. */
 function stream(hour: number, metres: number[], who: Record<string, string> = {}) {

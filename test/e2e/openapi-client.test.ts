@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { after, before, test } from 'node:test';
+import { after, test } from 'node:test';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { dwellWithApp } from '../helpers/dwell.js';
 import { ADMIN_TOKEN, ROOT } from '../helpers/server.js';
@@ -17,14 +17,13 @@ import { ADMIN_TOKEN, ROOT } from '../helpers/server.js';
 /** Operations the program does not call, each with why (none today: a new operation must be called). */
 const PENDING: Array<[RegExp, string]> = [];
 
-const dwell = dwellWithApp();
 let dir: string;
 let doc: Record<string, any>;
-before(async () => {
+const dwell = dwellWithApp({}, { setUp: async (dwell) => {
   doc = (await (await fetch(dwell.url + '/openapi.json')).json()) as Record<string, any>;
   // Inside the package, so that the program resolves openapi-fetch from its node_modules.
   dir = mkdtempSync(path.join(ROOT, 'dist', 'generated-client-'));
-});
+} });
 after(() => rmSync(dir, { recursive: true, force: true }));
 
 test('types generated from /openapi.json compile with strict tsc, and the program runs against the server', async () => {

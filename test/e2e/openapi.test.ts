@@ -6,7 +6,7 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { before, test } from 'node:test';
+import { test } from 'node:test';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { OPERATIONS } from '../../src/docs/openapi.js';
 import { dwellWithApp } from '../helpers/dwell.js';
@@ -14,11 +14,10 @@ import { ROOT } from '../helpers/server.js';
 
 type Obj = Record<string, any>;
 
-const server = dwellWithApp();
 let doc: Obj;
 const operations: Array<{ method: string; path: string; op: Obj }> = [];
 
-before(async () => {
+const server = dwellWithApp({}, { setUp: async (server) => {
   const res = await fetch(server.url + '/openapi.json');
   assert.equal(res.status, 200);
   assert.match(res.headers.get('content-type') ?? '', /^application\/json/);
@@ -26,7 +25,7 @@ before(async () => {
   for (const [p, methods] of Object.entries(doc.paths as Obj)) {
     for (const [method, op] of Object.entries(methods as Obj)) operations.push({ method: method.toUpperCase(), path: p, op });
   }
-});
+} });
 
 test('GET /openapi.json is valid OpenAPI 3.1 and every $ref resolves', async () => {
   const validator = new Validator();

@@ -38,14 +38,24 @@ async function start(env: Record<string, string>, opts: DwellOptions): Promise<D
   }
 }
 
+/** What a file does around its shared server, in the same `before` hook (Node 20 runs a file's top-level hooks at once, not in turn). */
+export interface FileHooks {
+  /** Before the server starts (a venue store it is to serve). */
+  prepare?: () => Promise<void>;
+  /** Once it serves (fences, pages, documents the tests read). */
+  setUp?: (dwell: DwellApp) => Promise<void>;
+}
+
 /**
  * One server for the test file. Answers at once an object that the `before` hook fills: read its
- * fields (`dwell.url`, `dwell.app`, …) inside tests, not at the file's top level.
+ * fields (`dwell.url`, `dwell.app`, …) inside tests and `setUp`, not at the file's top level.
  */
-export function dwellWithApp(env: Record<string, string> = {}, opts: DwellOptions = {}): DwellApp {
+export function dwellWithApp(env: Record<string, string> = {}, opts: DwellOptions & FileHooks = {}): DwellApp {
   const shared = {} as DwellApp;
   before(async () => {
+    await opts.prepare?.();
     Object.assign(shared, await start(env, opts));
+    await opts.setUp?.(shared);
   });
   after(() => shared.stop?.());
   return shared;
