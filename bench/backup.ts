@@ -36,11 +36,8 @@ import { BodyPool, prepareBody } from './lib/signing.js';
 import { spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
+import { numArg } from './lib/flags.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const CLI = path.join(ROOT, 'dist/src/cli.js');
@@ -90,8 +87,8 @@ function backupsUntilStopped(dataDir: string, root: string) {
 }
 
 async function main(): Promise<void> {
-  const users = arg('users', 100_000), visits = arg('visits', 20), triggers = arg('triggers', 10_000);
-  const rate = arg('rate', 100), seconds = arg('seconds', 10), rounds = arg('rounds', 3);
+  const users = numArg('users', 100_000), visits = numArg('visits', 20), triggers = numArg('triggers', 10_000);
+  const rate = numArg('rate', 100), seconds = numArg('seconds', 10), rounds = numArg('rounds', 3);
   const root = mkdtempSync(path.join(tmpdir(), 'dwell-bench-backup-'));
   const unregister = atExit(() => rmSync(root, { recursive: true, force: true }));
   const dataDir = path.join(root, 'data');

@@ -22,12 +22,9 @@ import { startNatsCluster } from './lib/nats-server.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { Samples, median, spread } from './lib/stats.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
+import { numArg } from './lib/flags.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
-const WRITES = arg('writes', 300), LINES = arg('lines', 20_000), ROUNDS = arg('rounds', 3);
+const WRITES = numArg('writes', 300), LINES = numArg('lines', 20_000), ROUNDS = numArg('rounds', 3);
 const UUID = 'f7826da6-4fa2-4e98-8024-bc5b71e0893e';
 let major = 0;
 const beacon = (minor: number): BeaconInput => ({ uuid: UUID, major, minor, venue_id: null, location: { lat: 43.7, long: 7.4 }, tag: null });

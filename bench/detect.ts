@@ -30,9 +30,8 @@ import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
 import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
+import { hasFlag, numArg, strArg } from './lib/flags.js';
 
-const argv = process.argv.slice(2);
-const arg = (name: string, dflt: string): string => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
 const say = (msg: string): void => { process.stderr.write(`[bench:detect] ${msg}\n`); };
 
 
@@ -82,9 +81,9 @@ async function build(root: string, n: number, places: number): Promise<Place[]> 
 }
 
 async function main(): Promise<void> {
-  const n = Number(arg('venues', '1e7'));
-  const events = Number(arg('events', '20000'));
-  const keep = argv.includes('--keep') ? arg('keep', '') : '';
+  const n = numArg('venues', 1e7);
+  const events = numArg('events', 20000);
+  const keep = hasFlag('keep') ? strArg('keep', '') : '';
   const root = keep || fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-detect-'));
   let places: Place[];
   if (keep && fs.existsSync(path.join(root, 'places.json'))) { say(`reusing ${root}`); places = JSON.parse(fs.readFileSync(path.join(root, 'places.json'), 'utf8')); }

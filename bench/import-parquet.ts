@@ -26,11 +26,10 @@ import { mulberry32 } from './lib/rng.js';
 import { spread } from './lib/stats.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { fmtInt, markdownTable } from './lib/table.js';
+import { numArg } from './lib/flags.js';
 
-const argv = process.argv.slice(2);
-const arg = (name: string, dflt: number): number => { const i = argv.indexOf(`--${name}`); return i >= 0 ? Number(argv[i + 1]) : dflt; };
-const ROWS = arg('rows', 200_000);
-const RUNS = arg('runs', 3);
+const ROWS = numArg('rows', 200_000);
+const RUNS = numArg('runs', 3);
 const ROW_GROUP = 65_536;
 const say = (msg: string): void => { process.stderr.write(`[bench:import-parquet] ${msg}\n`); };
 

@@ -42,11 +42,8 @@ import { Samples, spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { DwellAdmin } from '../src/client/index.js';
+import { numArg } from './lib/flags.js';
 
-const arg = (name: string, fallback: number) => {
-  const i = process.argv.indexOf(`--${name}`);
-  return i > 0 ? Number(process.argv[i + 1]) : fallback;
-};
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP = 'ak_privacybench';
@@ -205,8 +202,8 @@ async function impact(root: string, n: number, visits: number, rate: number, sec
 }
 
 async function main(): Promise<void> {
-  const n = arg('users', 1_000_000);
-  const visits = arg('visits', 20);
+  const n = numArg('users', 1_000_000);
+  const visits = numArg('visits', 20);
   const root = mkdtempSync(path.join(tmpdir(), 'dwell-bench-privacy-'));
   const unregister = atExit(() => rmSync(root, { recursive: true, force: true }));
   try {
@@ -216,9 +213,9 @@ async function main(): Promise<void> {
     log(`[populate] ${fmtInt(n)} users × ${visits} visits in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     const ip = await inProcess(dir, n);
     rmSync(dir, { recursive: true, force: true });
-    const rate = arg('rate', 200);
-    const seconds = arg('seconds', 20);
-    const im = arg('impact-users', 300_000) > 0 ? await impact(root, arg('impact-users', 300_000), visits, rate, seconds, arg('rounds', 3)) : null;
+    const rate = numArg('rate', 200);
+    const seconds = numArg('seconds', 20);
+    const im = numArg('impact-users', 300_000) > 0 ? await impact(root, numArg('impact-users', 300_000), visits, rate, seconds, numArg('rounds', 3)) : null;
 
     const e = ip.erase;
     const sw = ip.sweep;

@@ -22,10 +22,9 @@ import { FORMAT_VERSION, writeCurrent } from '../src/venues/store-layout.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
+import { hasFlag, numArg, strArg } from './lib/flags.js';
 
 const NYC = '/work/shared/data/vd/nyc-venues.jsonl.gz';
-const argv = process.argv.slice(2);
-const arg = (name: string, dflt: string): string => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
 const say = (msg: string): void => { process.stderr.write(`[bench:venues] ${msg}\n`); };
 
 interface Row { dataset: string; n: number; records: boolean; build_s: number; ram_b: number; disk_b: number; rss_mb: number; peak_mb: number; load_s: number; ready_s: number; p50_us: number; p99_us: number; mean_hits: number }
@@ -150,19 +149,19 @@ function table(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const queries = Number(arg('queries', '20000'));
-  const recordsMax = Number(arg('records-max', '1e6'));
-  if (argv.includes('--build')) {
-    process.stdout.write(JSON.stringify(await buildSize(Number(arg('build', '0')), recordsMax, arg('root', ''))) + '\n');
+  const queries = numArg('queries', 20000);
+  const recordsMax = numArg('records-max', 1e6);
+  if (hasFlag('build')) {
+    process.stdout.write(JSON.stringify(await buildSize(numArg('build', 0), recordsMax, strArg('root', ''))) + '\n');
     return;
   }
-  if (argv.includes('--serve')) {
-    process.stdout.write(JSON.stringify(await serveSize(Number(arg('serve', '0')), queries, arg('root', ''), argv.includes('--records'))) + '\n');
+  if (hasFlag('serve')) {
+    process.stdout.write(JSON.stringify(await serveSize(numArg('serve', 0), queries, strArg('root', ''), hasFlag('records'))) + '\n');
     return;
   }
-  const sizes = arg('sizes', '1e6,1e7').split(',').map(Number);
+  const sizes = strArg('sizes', '1e6,1e7').split(',').map(Number);
   const rows: Row[] = [];
-  if (!argv.includes('--no-nyc') && existsSync(NYC)) { say('NYC file'); rows.push(...(await runNyc(queries))); }
+  if (!hasFlag('no-nyc') && existsSync(NYC)) { say('NYC file'); rows.push(...(await runNyc(queries))); }
   const child = (args: string[]): any => {
     const c = spawnSync(process.execPath, ['--max-old-space-size=8192', fileURLToPath(import.meta.url), ...args, '--queries', String(queries), '--records-max', String(recordsMax)], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
     if (c.status !== 0) throw new Error(`bench child ${args.join(' ')} failed (exit ${c.status ?? c.signal})`);
