@@ -1,8 +1,8 @@
 /**
  * A benchmark's own flags, read from its command line: `--name value` and `--name` switches. A
- * number flag whose value is not a number exits 2 naming it (num-flag.ts) instead of running on NaN.
+ * number flag whose value is not a number exits 2 naming it instead of running on NaN (with a
+ * range: num-flag.ts).
  */
-import { numFlag } from './num-flag.js';
 
 const argv = process.argv.slice(2);
 
@@ -13,5 +13,14 @@ export function flagValue(name: string): string | undefined {
 }
 
 export const hasFlag = (name: string): boolean => argv.includes(`--${name}`);
-export const numArg = (name: string, fallback: number): number => numFlag(name, flagValue(name), fallback, -Infinity, Infinity);
+export function numArg(name: string, fallback: number): number {
+  const raw = flagValue(name);
+  if (raw === undefined) return fallback;
+  const n = Number(raw);
+  if (!Number.isFinite(n)) {
+    process.stderr.write(`--${name}: expected a number, got ${JSON.stringify(raw)}\n`);
+    process.exit(2);
+  }
+  return n;
+}
 export const strArg = (name: string, fallback: string): string => flagValue(name) ?? fallback;
