@@ -75,6 +75,7 @@ const SETTINGS = {
   storePollMs: { env: 'DWELL_STORE_POLL_MS', doc: 'how often the venue store is checked for a newer import', parse: int(100, 3_600_000), fallback: () => 2_000 },
   metricsPort: { env: 'DWELL_METRICS_PORT', doc: 'a second listener serving only GET /metrics, without the admin token (0 picks a free one; unset: none, and /metrics is on PORT with the admin token only)', parse: (raw: string): number | null => (raw === '' ? null : int(0, 65535)(raw)), fallback: (): number | null => null },
   metricsHost: { env: 'DWELL_METRICS_HOST', doc: 'address of the metrics listener: keep it internal (loopback, or a private interface a scraper reaches)', parse: str, fallback: () => '127.0.0.1' },
+  testClock: { env: 'DWELL_TEST_CLOCK', doc: 'tests only, never in production: `POST /admin/clock` may move the server\'s time forward (TTLs, expiry, retention and backoff fall due at once); unset, it answers 403', parse: bool, fallback: () => false },
   logLevel: { env: 'DWELL_LOG_LEVEL', doc: 'debug, info, warn or error', parse: (raw: string) => {
     if (!['debug', 'info', 'warn', 'error'].includes(raw)) throw new Error(`expected debug, info, warn or error, got ${JSON.stringify(raw)}`);
     return raw as 'debug' | 'info' | 'warn' | 'error';

@@ -16,6 +16,7 @@ import { WorkerMetrics } from '../src/delivery/worker-metrics.js';
 import type { DeliverySender, WorkerContext, WorkerInit } from '../src/delivery/worker-contract.js';
 import type { FromWorker, ToWorker } from '../src/delivery/thread-messages.js';
 import { log, setLogLevel } from '../src/log.js';
+import { onAdvance, useClock } from '../src/time/clock.js';
 
 const SENDERS: Array<(ctx: WorkerContext) => DeliverySender> = [
   postbackSender,
@@ -25,6 +26,7 @@ const SENDERS: Array<(ctx: WorkerContext) => DeliverySender> = [
 const port = parentPort!;
 const init = workerData as WorkerInit;
 if (init.logLevel) setLogLevel(init.logLevel);
+useClock(init.clock); // before anything reads the time: backoff, leases and windows run on the server's clock
 
 const ctx: WorkerContext = {
   init,
@@ -36,6 +38,8 @@ const senders = SENDERS.map((make) => make(ctx));
 for (const s of senders) s.start();
 // JetStream: triggers published by any node arrive here; LMDB: this thread never enqueues.
 ctx.outbox.onEnqueue(() => { for (const s of senders) s.wake(); });
+// A test moved the server's time: retries and batch windows that fell due go now, not at the next poll.
+onAdvance(() => { for (const s of senders) s.wake(); });
 log.info('delivery worker started', { senders: senders.map((s) => s.name), node_id: NODE_ID, state: init.state.kind });
 port.postMessage({ type: 'started' } satisfies FromWorker);
 

@@ -9,10 +9,13 @@ import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
 import { usePlaceDb } from '../src/venues/place-db/share.js';
 import { turningLoop } from '../src/pipeline/loop-turn.js';
+import { useClock } from '../src/time/clock.js';
 
 // The place database the pool shares with every worker (server/pool.ts), opened while the pool
 // starts, not inside the first request.
 usePlaceDb((workerData as { placeDb?: SharedArrayBuffer } | null)?.placeDb);
+// The server's clock (time/clock.ts): the users' retention slots are stamped with it.
+useClock((workerData as { clock?: SharedArrayBuffer } | null)?.clock);
 estimateAddress(0, 0);
 
 /** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */

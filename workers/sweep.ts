@@ -10,10 +10,12 @@ import { openPrivacyStores } from '../src/privacy/stores.js';
 import { RetentionSweeper } from '../src/privacy/retention.js';
 import type { FromSweep, SweepThreadInit, ToSweep } from '../src/privacy/sweep-messages.js';
 import { log, setLogLevel } from '../src/log.js';
+import { useClock } from '../src/time/clock.js';
 
 const port = parentPort!;
 const init = workerData as SweepThreadInit;
 if (init.logLevel) setLogLevel(init.logLevel);
+useClock(init.clock); // the server's clock: retention ages, and advances wake the sweep
 
 const inflight = new Int32Array(init.inflight);
 const geofences = new GeofenceStore(init.dataDir);
@@ -21,7 +23,6 @@ const outbox = new Outbox(init.dataDir);
 const stores = openPrivacyStores(init.dataDir, geofences, outbox, init.slotMs);
 const sweeper = new RetentionSweeper(stores, {
   userRetentionMs: init.userRetentionMs, deadRetentionMs: init.deadRetentionMs, intervalMs: init.intervalMs,
-  now: init.clockOffsetMs ? () => Date.now() + init.clockOffsetMs! : undefined,
   busy: () => Atomics.load(inflight, 0) > 0,
   onRemoved: (counts) => port.postMessage({ type: 'removed', counts } satisfies FromSweep),
 }).start();

@@ -12,6 +12,7 @@
 import type { Database, RootDatabase } from 'lmdb';
 import { userOf } from '../users/identity.js';
 import type { EntryState } from './outbox-state.js';
+import { clock } from '../time/clock.js';
 
 type Key = [string, string];
 const MAX = '\uffff';
@@ -135,7 +136,7 @@ export class OutboxIndex {
    */
   private build(): void {
     if (this.meta.get(BUILT) !== undefined) return;
-    const now = Date.now();
+    const now = clock.now();
     this.root.transactionSync(() => {
       if (this.meta.get(BUILT) !== undefined) return; // the other thread's Outbox got there first
       for (const { key, value } of this.dbs.entries.getRange()) {

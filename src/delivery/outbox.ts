@@ -20,6 +20,7 @@ import { Leases } from './leases.js';
 import { OutboxIndex, ownerOf } from './outbox-index.js';
 import { migrateGlobalSchedule, state, type EntryKey, type EntryState, type ListedEntry, type OutboxEntry, type Results, type TriggerStatus } from './outbox-state.js';
 import type { Removed, TriggerQueue } from '../state/outbox-types.js';
+import { clock } from '../time/clock.js';
 
 export type { EntryKey, EntryState, ListedEntry, OutboxEntry, Payload, Results, TriggerStatus } from './outbox-state.js';
 export type { TriggerQueue } from '../state/outbox-types.js';
@@ -62,7 +63,7 @@ export class Outbox implements TriggerQueue {
   }
 
   /** Resolves once every trigger is committed to disk: only then may the request be acknowledged. */
-  async enqueue(appKey: string, triggers: Trigger[], now = Date.now()): Promise<void> {
+  async enqueue(appKey: string, triggers: Trigger[], now = clock.now()): Promise<void> {
     if (triggers.length === 0) return;
     await this.root.transaction(() => {
       for (const trigger of triggers) {
@@ -162,7 +163,7 @@ export class Outbox implements TriggerQueue {
       for (const k of r.kills ?? []) {
         const claim = this.leases.get(k.app_key, k.id);
         const attempted = claim ? { attempts: claim.attempts, first_attempt_at: claim.first_attempt_at } : {};
-        this.change(k, (cur) => ({ ...cur, ...attempted, status: 'dead', last_error: k.error, dead_at: cur.dead_at ?? Date.now() }));
+        this.change(k, (cur) => ({ ...cur, ...attempted, status: 'dead', last_error: k.error, dead_at: cur.dead_at ?? clock.now() }));
       }
     });
   }
@@ -199,7 +200,7 @@ export class Outbox implements TriggerQueue {
   }
 
   /** Requeues an app's dead triggers for immediate delivery; answers how many. */
-  async replayDead(appKey: string, now = Date.now()): Promise<number> {
+  async replayDead(appKey: string, now = clock.now()): Promise<number> {
     const dead: EntryKey[] = [];
     for (const { value } of this.entries.getRange({ start: [appKey], end: [appKey + '\u0000'] })) if (value.status === 'dead') dead.push(value);
     await this.root.transaction(() => {
@@ -219,7 +220,7 @@ export class Outbox implements TriggerQueue {
   }
 
   /** ms since the oldest pending entry was enqueued (0 when none). */
-  oldestPendingAge(now = Date.now()): number {
+  oldestPendingAge(now = clock.now()): number {
     let oldest = now;
     for (const { value } of this.byApp.getRange()) oldest = Math.min(oldest, value);
     return now - oldest;

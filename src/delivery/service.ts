@@ -7,6 +7,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { log } from '../log.js';
+import { clockBuffer } from '../time/clock.js';
 import type { Metrics } from '../http/metrics.js';
 import type { TriggerQueue as Outbox } from './outbox.js';
 import type { FromWorker, ToWorker } from './thread-messages.js';
@@ -49,7 +50,7 @@ export function startDelivery(opts: DeliveryOptions): DeliveryHandle {
     dataDir: opts.dataDir, state: opts.state ?? { kind: 'lmdb' }, allowPrivate: opts.allowPrivate, perApp: opts.perApp, maxInFlight: opts.maxInFlight,
     pollMs: opts.pollMs, timeoutMs: opts.timeoutMs, logLevel: opts.logLevel,
     exportWindowMs: opts.exportWindowMs, exportMaxBytes: opts.exportMaxBytes, exportUploadTimeoutMs: opts.exportUploadTimeoutMs,
-    keys: opts.keyring?.toShare(),
+    keys: opts.keyring?.toShare(), clock: clockBuffer(),
   };
   const counters = new Map<string, ReturnType<Metrics['counter']>>();
   const histograms = new Map<string, ReturnType<Metrics['histogram']>>();

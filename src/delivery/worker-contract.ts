@@ -27,7 +27,11 @@ export interface DeliverySettings {
   exportUploadTimeoutMs?: number;
 }
 
-export interface WorkerInit extends DeliverySettings { dataDir: string; state: StateTarget; allowPrivate: boolean; keys?: SharedKeys }
+export interface WorkerInit extends DeliverySettings {
+  dataDir: string; state: StateTarget; allowPrivate: boolean; keys?: SharedKeys;
+  /** The server's movable clock (time/clock.ts), when tests move time; unset: the real clock. */
+  clock?: SharedArrayBuffer;
+}
 
 /** What a sender running in the delivery worker gets, and what it must offer. */
 export interface WorkerContext {

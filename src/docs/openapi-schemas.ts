@@ -9,6 +9,7 @@ import { CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
 import { DetectAccepted } from '../schemas/detect-accepted.js';
 import { Event, Signal, StructuredRequest, UnstructuredRequest } from '../schemas/detect-request.js';
 import { ErrorAnswer } from '../schemas/error-answer.js';
+import { AdvanceClock, ClockTime } from '../schemas/clock.js';
 import { BeaconList, BeaconLocation, BeaconPart, BeaconRecord, BeaconUuid, CreateBeacon, ImportResult, UpdateBeacon } from '../schemas/beacon.js';
 import { Explanation, RecentDetail, RecentList, VenueSearch } from '../schemas/explorer.js';
 import { Circle, CreateGeofence, GeofenceList, GeofenceRecord, Location, Polygon, Ttl, UpdateGeofence, Vertex } from '../schemas/geofence.js';
@@ -86,6 +87,8 @@ export const SCHEMAS: Record<string, TSchema> = {
     deliveries: Type.Array(Type.Object({ trigger: Trigger }, { additionalProperties: true })),
   }),
   Replayed: Type.Object({ replayed: Type.Integer({ minimum: 0 }) }),
+  AdvanceClock,
+  ClockTime,
   AppDeleted: Type.Object({ deleted: Type.String(), removed: Type.Object({}, { additionalProperties: true }) }),
   Health: Type.Object({ status: Type.Literal('ok') }),
   Readiness: Type.Object({}, { additionalProperties: true, description: 'what is ready and what is not (the venue store, the queues)' }),

@@ -36,6 +36,11 @@ export const SERVICE_OPERATIONS: Record<string, OperationDoc> = {
     description: 'Its key then answers 401 `unknown_app`.',
     answers: { 200: { description: 'What was removed', schema: 'AppDeleted' } },
   },
+  'POST /admin/clock': {
+    tag: 'Admin', auth: 'admin', summary: "Move the server's time forward (tests only)", body: { schema: 'AdvanceClock' },
+    description: 'For tests of TTLs, expiry, retention and backoff without waiting: every thread of the server reads the moved time, and the sweeps and the delivery queue look again at once. Answers 403 `forbidden` unless the server was started with DWELL_TEST_CLOCK=1, which is never set in production. Time only moves forward.',
+    answers: { 200: { description: "The server's time after the move", schema: 'ClockTime' } }, errors: [403],
+  },
   'GET /healthz': {
     tag: 'Service', auth: 'open', summary: 'Alive', answers: { 200: { description: 'The process answers', schema: 'Health' } },
   },

@@ -14,6 +14,7 @@ import { openUserStore } from '../users/store.js';
 import { ClusterUserView } from '../state/user-view.js';
 import type { LearnedState, UsersState } from '../state/types.js';
 import type { ApObservation } from '../learned/tables.js';
+import { clock } from '../time/clock.js';
 
 /** What feedback does to one record, against the store the learned tables are taught through. */
 export type FeedbackStep = (rec: UserRecord, users: UserStore) => ApObservation[];
@@ -58,7 +59,7 @@ export function clusterStepper(state: { users: UsersState; learned: LearnedState
         view = new ClusterUserView(learned);
         const r = view.run(app, user, rec, () => view!.update(app, user, (own) => ({ record: own, result: undefined, learn: { app, aps: step(own, view!) } })));
         const record = r.record!;
-        record.d = Date.now();
+        record.d = clock.now();
         return { record, result: r };
       });
       const writes = [...run.learned, ...(view as ClusterUserView | null)?.takeMerges() ?? []];

@@ -7,8 +7,9 @@ import type { FencesState } from '../state/types.js';
 import type { GeofenceInput, GeofencePatch, StoredGeofence } from '../schemas/geofence.js';
 import type { GeofenceApi } from './routes.js';
 import { newGeofence, patchedGeofence } from './store.js';
+import { clock } from '../time/clock.js';
 
-export function clusterGeofences(fences: FencesState, now: () => number = Date.now): GeofenceApi {
+export function clusterGeofences(fences: FencesState, now: () => number = clock.now): GeofenceApi {
   return {
     get: (app, id) => fences.get(app, id),
     list: (app, q) => fences.list(app, q),

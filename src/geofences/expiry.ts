@@ -7,6 +7,7 @@
  */
 import { log } from '../log.js';
 import type { GeofenceStore } from './store.js';
+import { onAdvance } from '../time/clock.js';
 
 export interface SweepOptions {
   /** How often to look for due fences. */
@@ -20,6 +21,7 @@ export interface SweepOptions {
 
 export class ExpirySweeper {
   private timer: NodeJS.Timeout | null = null;
+  private unwatch: () => void = () => {};
   private running: Promise<number> | null = null;
   private sweeps = 0;
   private readonly intervalMs: number;
@@ -40,6 +42,8 @@ export class ExpirySweeper {
     void this.tick();
     this.timer = setInterval(() => void this.tick(), this.intervalMs);
     this.timer.unref();
+    // A test moved the server's time (time/clock.ts): what fell due is purged now, not at the next tick.
+    this.unwatch = onAdvance(() => void this.tick());
     return this;
   }
 
@@ -60,6 +64,7 @@ export class ExpirySweeper {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.unwatch();
     await this.running?.catch(() => 0);
   }
 

@@ -20,6 +20,7 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { GeofenceInput, GeofencePatch, StoredGeofence } from '../schemas/geofence.js';
+import { clock } from '../time/clock.js';
 
 export interface StoreOptions {
   /** The clock, ms; injectable so tests can move time. */
@@ -86,7 +87,7 @@ export class GeofenceStore {
 
   constructor(dataDir: string, opts: StoreOptions = {}) {
     fs.mkdirSync(dataDir, { recursive: true });
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? clock.now;
     this.root = open({ path: path.join(dataDir, 'geofences.mdb'), compression: false, noSync: opts.noSync ?? false });
     this.fences = this.root.openDB({ name: 'fences' });
     this.tags = this.root.openDB({ name: 'tags' });

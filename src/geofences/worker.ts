@@ -17,6 +17,7 @@ import { FenceIndex } from './fence-index.js';
 import { evaluate, evaluateAlone, type Fix } from './events.js';
 import { withPresence } from './presence.js';
 import { expiresMs, GeofenceStore } from './store.js';
+import { clock } from '../time/clock.js';
 
 interface Cached { index: FenceIndex; seq: number }
 
@@ -56,7 +57,7 @@ export function liveIndex(store: GeofenceStore, cacheKey: string, app: string): 
  * crossings within the request alone (events.ts evaluateAlone; no history, as for visits).
  */
 export function geofenceEvents(dataDir: string, appKey: string, userKey: string | null,
-  fixesOrLater: readonly Fix[] | (() => readonly Fix[]), now = Date.now()): GeofenceEvent[] {
+  fixesOrLater: readonly Fix[] | (() => readonly Fix[]), now = clock.now()): GeofenceEvent[] {
   const store = storeFor(dataDir);
   // A worker's read snapshot may predate the main thread's latest commit.
   store.root.resetReadTxn();

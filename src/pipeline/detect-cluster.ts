@@ -24,6 +24,7 @@ import type { GeofenceEvent, SyncItem } from '../schemas/visit.js';
 import type { DetectTask } from './task.js';
 import type { DetectOutcome, DetectResult } from '../schemas/detect-outcome.js';
 import { settle, tally } from './detect.js';
+import { clock } from '../time/clock.js';
 
 export interface ClusterThread { kit: NatsKit; view: ClusterUserView; fences: FenceMirror; beacons: BeaconMirror }
 let thread: Promise<ClusterThread> | null = null;
@@ -73,7 +74,7 @@ async function outcome(task: DetectTask): Promise<DetectOutcome> {
         events = ev.events;
         if (ev.changed && record) record = { ...record, g: ev.presence };
       }
-      if (record) record.d = Date.now();
+      if (record) record.d = clock.now();
       return { items: run.result as SyncItem[], events, record, learned: run.learned };
     };
 

@@ -8,6 +8,7 @@
  */
 import type { FencesState, LearnedState, LeaseState, UsersState } from '../state/types.js';
 import type { UserRecord } from '../users/records.js';
+import { clock } from '../time/clock.js';
 
 /** The counts of erase.ts's Erased that a record answers for (named here: erase.ts imports this file). */
 export interface ErasedFromRecord { user_records: number; visit_history_places: number; past_stays: number; open_stays: number; geofence_presence: number }
@@ -46,7 +47,7 @@ export async function deleteClusterApp(c: ClusterPrivacy, app: string): Promise<
 }
 
 /** One retention pass if this node holds the lease; answers the users removed. */
-export async function sweepClusterUsers(c: ClusterPrivacy, retentionMs: number, now = Date.now()): Promise<number> {
+export async function sweepClusterUsers(c: ClusterPrivacy, retentionMs: number, now = clock.now()): Promise<number> {
   if (retentionMs <= 0 || !(await c.lease.hold('user-retention'))) return 0;
   return c.users.sweep(now - retentionMs);
 }

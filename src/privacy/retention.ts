@@ -25,6 +25,7 @@ import { userKey } from '../users/keys.js';
 import type { PrivacyStores } from './stores.js';
 import { touchKey, type TouchKey } from '../users/touch.js';
 import { SweepPace } from './sweep-pace.js';
+import { clock, onAdvance } from '../time/clock.js';
 
 export interface RetentionOptions {
   /** 0: users are kept until erased. */
@@ -69,6 +70,7 @@ const BACKFILL = ['meta', 'touch-backfill'];
 
 export class RetentionSweeper {
   private timer: NodeJS.Timeout | null = null;
+  private unwatch: () => void = () => {};
   private running: Promise<unknown> | null = null;
   private readonly now: () => number;
   private readonly pace: SweepPace;
@@ -77,7 +79,7 @@ export class RetentionSweeper {
   readonly removed: SweepCounts = { users: 0, geofence_presence: 0, dead_triggers: 0 };
 
   constructor(private readonly s: PrivacyStores, private readonly opts: RetentionOptions) {
-    this.now = opts.now ?? Date.now;
+    this.now = opts.now ?? clock.now;
     this.pace = new SweepPace({
       busy: opts.busy, intervalMs: opts.intervalMs ?? 1000, minPerSecond: opts.minPerSecond ?? MIN_SWEEP_PER_SECOND,
       batchMs: SWEEP_BATCH_MS, fixedBatch: opts.batch,
@@ -91,6 +93,7 @@ export class RetentionSweeper {
     this.pace.stopping = false;
     this.timer = setInterval(() => void this.tick(), this.opts.intervalMs ?? 1000);
     this.timer.unref();
+    this.unwatch = onAdvance(() => void this.tick()); // a test moved time: sweep what fell due now
     void this.tick();
     return this;
   }
@@ -98,6 +101,7 @@ export class RetentionSweeper {
   async stop(): Promise<void> {
     if (this.timer) clearInterval(this.timer);
     this.timer = null;
+    this.unwatch();
     this.pace.stopping = true;
     await this.running?.catch(() => undefined);
   }

@@ -14,8 +14,8 @@ export interface SweepThreadInit {
   slotMs: number;
   /** Int32Array[0]: requests in flight, written by the HTTP thread only. */
   inflight: SharedArrayBuffer;
-  /** Added to the thread's clock, ms: tests age the data instead of waiting (a function cannot cross threads). */
-  clockOffsetMs?: number;
+  /** The server's movable clock (time/clock.ts), when tests move time; unset: the real clock. */
+  clock?: SharedArrayBuffer;
   logLevel?: 'debug' | 'info' | 'warn' | 'error';
 }
 

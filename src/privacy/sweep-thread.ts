@@ -13,6 +13,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { log } from '../log.js';
+import { clockBuffer } from '../time/clock.js';
 import type { Metrics } from '../http/metrics.js';
 import type { SweepCounts } from './retention.js';
 
@@ -41,7 +42,7 @@ export function startSweepThread(init: Omit<SweepThreadInit, 'inflight'>, metric
   const inflight = new Int32Array(shared);
   const removed: SweepCounts = { users: 0, geofence_presence: 0, dead_triggers: 0 };
   const counter = metrics?.counter('dwell_retention_removed_total', 'records deleted by the retention sweeps, by kind');
-  const worker = new Worker(WORKER_URL, { workerData: { ...init, inflight: shared } satisfies SweepThreadInit, name: 'dwell-sweep' });
+  const worker = new Worker(WORKER_URL, { workerData: { clock: clockBuffer(), ...init, inflight: shared } satisfies SweepThreadInit, name: 'dwell-sweep' });
   // Like the detection pool's threads, it must not keep a stopping process alive on its own.
   worker.unref();
   let stopped: () => void = () => {};

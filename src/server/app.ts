@@ -37,6 +37,8 @@ import { openCluster } from './cluster.js';
 import { backupMetrics } from '../ops/last-backup.js';
 import { openFeedback } from '../feedback/service.js';
 import { keyringFrom } from '../secrets/keyring.js';
+import { MovableClock, systemClock, useClock } from '../time/clock.js';
+import { clockRoutes } from './admin-clock.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -48,6 +50,8 @@ export interface Server {
 
 export async function startServer(config: Config): Promise<Server> {
   refuseVenuesInCluster(config);
+  // Time is handed down from here: every thread started below reads this clock (time/clock.ts).
+  const clock = useClock(config.testClock ? new MovableClock() : systemClock);
   const metrics = new Metrics();
   // Before any worker opens the users store: see drop-unscoped.ts.
   await dropUnscopedUsers(config.dataDir);
@@ -124,7 +128,7 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  for (const [method, pattern, h] of [...adminRoutes, ...privacy.adminRoutes]) {
+  for (const [method, pattern, h] of [...adminRoutes, ...privacy.adminRoutes, ...clockRoutes(clock)]) {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
   const explorer = {

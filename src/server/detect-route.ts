@@ -15,6 +15,7 @@ import type { Metrics } from '../http/metrics.js';
 import type { TriggerQueue as Outbox } from '../delivery/outbox.js';
 import { triggersOf } from '../delivery/triggers.js';
 import type { RecentDetections } from '../recent/types.js';
+import { clock } from '../time/clock.js';
 
 export interface DetectDeps {
   pool: DetectPool;
@@ -33,7 +34,7 @@ const utf8 = new TextEncoder();
 export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppRecord, raw: RawBody): Promise<Reply> {
   const store = deps.store();
   if (!store) throw new DwellError('unavailable', 'the venue store is still loading', undefined, 2);
-  const now = Date.now();
+  const now = clock.now();
   const sync = app.delivery.method === 'sync', gzip = isGzip(ex);
   // The worker takes the body's buffer: a copy is kept only for an app whose detections are recorded.
   const kept = deps.recent?.wants(app.app_key) ? new Uint8Array(raw.bytes) : undefined;

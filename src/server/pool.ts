@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { Piscina } from 'piscina';
+import { clockBuffer } from '../time/clock.js';
 import { newVersions } from '../learned/cache.js';
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
@@ -76,7 +77,7 @@ export class DetectPool {
       // 1.9 s, 300 MB (the semi-spaces' own cost). Issue 21.
       resourceLimits: { maxYoungGenerationSizeMb: YOUNG_GENERATION_MB },
       // The place database (venues/place-db/): one copy in this process, viewed by every worker.
-      workerData: { userVersions: this.versions.buffer, placeDb: placeDbBuffer() },
+      workerData: { userVersions: this.versions.buffer, placeDb: placeDbBuffer(), clock: clockBuffer() },
       // The caches' memory bound (cache-budget.ts) as configured, whether it came from a flag or the environment.
       env: { ...process.env, DWELL_WORKERS: String(threads), ...(cacheMb ? { DWELL_CACHE_MB: String(cacheMb) } : {}) },
     });

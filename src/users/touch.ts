@@ -12,6 +12,7 @@
  */
 import type { Database } from 'lmdb';
 import type { UserRecord } from './records.js';
+import { clock } from '../time/clock.js';
 
 export const DAY_MS = 86_400_000;
 export const SLOT_KEY = ['meta', 'touch-slot-ms'];
@@ -28,7 +29,7 @@ export const slotFor = (retentionMs: number): number => (retentionMs > 0 ? Math.
  */
 export function toucher(db: Database): (app: string, user: string, rec: UserRecord, now?: number) => void {
   let slot: number | undefined;
-  return (app, user, rec, now = Date.now()) => {
+  return (app, user, rec, now = clock.now()) => {
     if (rec.d !== undefined && now < rec.d) return;
     slot ??= (db.get(SLOT_KEY) as number | undefined) ?? DAY_MS;
     if (rec.d !== undefined) db.removeSync(touchKey(rec.d, app, user));

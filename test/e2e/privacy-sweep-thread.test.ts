@@ -12,14 +12,21 @@ import { addUsers, usersLeft, withPrivacyStores } from '../helpers/privacy-store
 import { startSweepThread } from '../../src/privacy/sweep-thread.js';
 import { DAY_MS, slotFor } from '../../src/users/touch.js';
 import { until } from '../helpers/until.js';
+import { MovableClock } from '../../src/time/clock.js';
 
 const YEAR = 365 * DAY_MS;
 
 
 const left = usersLeft;
 const withUsers = (n: number, run: (s: PrivacyStores, dataDir: string) => Promise<void>) => withPrivacyStores(async (f) => { addUsers(f, n); await run(f.s, f.dataDir); });
+/** The thread reads a movable clock (time/clock.ts) 400 days ahead, through its shared buffer. */
+const aged = () => {
+  const c = new MovableClock();
+  c.advance(400 * DAY_MS);
+  return c.buffer;
+};
 const init = (dataDir: string) => ({
-  dataDir, userRetentionMs: YEAR, deadRetentionMs: 0, intervalMs: 50, slotMs: slotFor(YEAR), clockOffsetMs: 400 * DAY_MS,
+  dataDir, userRetentionMs: YEAR, deadRetentionMs: 0, intervalMs: 50, slotMs: slotFor(YEAR), clock: aged(),
 });
 
 test('the sweep thread removes expired users with their presence and reports them to this thread\'s metrics', async () => {

@@ -61,7 +61,7 @@ export async function startPair(env: Record<string, string>, opts: { ready?: boo
   b.proc.stderr!.on('data', () => { while (b.logs.length) a.logs.push(b.logs.shift()!); });
   if (opts.ready !== false) await Promise.all(nodes.map((n) => waitReady(n.url, 60_000)));
   return {
-    url, port, proc: a.proc, dataDir: a.dataDir, logs: a.logs,
+    url, port, proc: a.proc, dataDir: a.dataDir, logs: a.logs, nodes,
     async stop(signal) {
       const [code] = await Promise.all(nodes.map((n) => n.stop(signal)));
       proxy.closeAllConnections();

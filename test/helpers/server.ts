@@ -21,6 +21,8 @@ export interface Running {
   proc: ChildProcess;
   dataDir: string;
   logs: string[];
+  /** A cluster pair (cluster.ts): its nodes, for calls every node must get (moving the test clock, helpers/clock.ts). */
+  nodes?: Running[];
   /** SIGTERM, and the exit code once the process has drained and left. */
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }

@@ -20,6 +20,7 @@ import type { Outbox, OutboxEntry, Payload } from '../outbox.js';
 import type { AppLookup } from '../app-settings.js';
 import type { Outcome, SendResult } from './sender.js';
 import { Completions } from './completions.js';
+import { clock } from '../../time/clock.js';
 
 export interface DispatcherOptions {
   outbox: Pick<Outbox, 'pendingApps' | 'claimDue' | 'settle'>;
@@ -59,7 +60,7 @@ export class PostbackDispatcher {
 
   constructor(opts: DispatcherOptions) {
     this.o = {
-      clock: Date.now, random: Math.random, backoff: DEFAULT_BACKOFF,
+      clock: clock.now, random: Math.random, backoff: DEFAULT_BACKOFF,
       perApp: 32, maxInFlight: 2048, pollMs: 250, batch: 512, refillMs: 1,
       // An option given as undefined keeps its default (settings come through optional fields).
       ...Object.fromEntries(Object.entries(opts).filter(([, v]) => v !== undefined)) as DispatcherOptions,

@@ -9,12 +9,13 @@ import type { JetStreamClient, JetStreamManager } from '@nats-io/jetstream';
 import type { EntryState, ListedEntry } from '../outbox-types.js';
 import { scan, stateOf } from './outbox-scan.js';
 import { appFilter, DEAD_STREAM, H } from './outbox-subjects.js';
+import { clock } from '../../time/clock.js';
 
 export class DeadLetters {
   constructor(private readonly js: JetStreamClient, private readonly jsm: JetStreamManager) {}
 
   /** Keeps a trigger given up on; `subject` is its queue subject. Resolves once stored. */
-  async add(subject: string, body: Uint8Array, s: EntryState & { last_error: string }, now = Date.now()): Promise<void> {
+  async add(subject: string, body: Uint8Array, s: EntryState & { last_error: string }, now = clock.now()): Promise<void> {
     const h = headers();
     h.set(H.id, s.id);
     h.set(H.created, String(s.created_at));

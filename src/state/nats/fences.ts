@@ -8,6 +8,7 @@ import type { KV } from '@nats-io/kv';
 import type { StoredGeofence } from '../../schemas/geofence.js';
 import type { Change, FencesState } from '../types.js';
 import { decode, encode, follow, guard, isConflict, keysOf } from './kv.js';
+import { clock } from '../../time/clock.js';
 
 const MAX_ROUNDS = 64;
 const live = (rec: StoredGeofence | undefined, now: number) =>
@@ -73,7 +74,7 @@ export function natsFences(kv: KV, now: () => number = Date.now): FencesState {
 }
 
 /** Purges fences whose time is up (run by the cluster's sweep leader only). Answers how many. */
-export async function purgeExpiredFences(kv: KV, now = Date.now()): Promise<number> {
+export async function purgeExpiredFences(kv: KV, now = clock.now()): Promise<number> {
   let n = 0;
   for (const k of await keysOf(kv)) {
     const e = await guard(() => kv.get(k));

@@ -16,6 +16,7 @@ import { log } from '../../log.js';
 import type { OutboxEntry, Results } from '../outbox-types.js';
 import type { DeadLetters } from './dead-letters.js';
 import { appOfSubject, DELIVERY_CONSUMER, H, OUTBOX_STREAM } from './outbox-subjects.js';
+import { clock } from '../../time/clock.js';
 
 export interface ClaimOptions {
   /** Messages buffered plus held by this node, at most. */
@@ -78,7 +79,7 @@ export class OutboxClaims {
     return out;
   }
 
-  async settle(r: Results, now = Date.now()): Promise<void> {
+  async settle(r: Results, now = clock.now()): Promise<void> {
     const done: Promise<unknown>[] = [];
     // Acks are not waited for (no round trip each): one lost on the way only means the trigger
     // is sent again after the ack wait, which at-least-once delivery allows (receivers dedupe).

@@ -21,6 +21,7 @@ import { OutboxClaims, type ClaimOptions } from './outbox-claims.js';
 import { scan, stateOf } from './outbox-scan.js';
 import { DEFAULT_ACK_WAIT_MS, ensureOutboxStreams } from './outbox-streams.js';
 import { appFilter, DEAD_STREAM, H, OUTBOX_STREAM, ownerOf, subjectOf, userFilter } from './outbox-subjects.js';
+import { clock } from '../../time/clock.js';
 
 export interface NatsOutboxOptions extends ClaimOptions {
   /** Pull and deliver (the delivery worker) or only publish and manage (the HTTP thread). */
@@ -63,7 +64,7 @@ export class NatsOutbox implements TriggerQueue {
     return new NatsOutbox(s, opts);
   }
 
-  async enqueue(appKey: string, triggers: Trigger[], now = Date.now()): Promise<void> {
+  async enqueue(appKey: string, triggers: Trigger[], now = clock.now()): Promise<void> {
     if (triggers.length === 0) return;
     try {
       await Promise.all(triggers.map((t) => {
@@ -115,7 +116,7 @@ export class NatsOutbox implements TriggerQueue {
     }
   }
 
-  async replayDead(appKey: string, now = Date.now()): Promise<number> {
+  async replayDead(appKey: string, now = clock.now()): Promise<number> {
     const n = await this.dead.replay(appKey, now).catch((err) => { throw unavailable(err); });
     if (n) this.wake();
     return n;
@@ -129,7 +130,7 @@ export class NatsOutbox implements TriggerQueue {
     return this.stats.pending;
   }
 
-  oldestPendingAge(now = Date.now()): number {
+  oldestPendingAge(now = clock.now()): number {
     return this.stats.pending && this.stats.firstAt ? Math.max(0, now - this.stats.firstAt) : 0;
   }
 
