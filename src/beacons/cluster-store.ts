@@ -17,6 +17,7 @@ import { isConflict } from '../state/nats/kv.js';
 import { BeaconMirror } from './mirror.js';
 import { busy, importLines, inWindows, ROUNDS } from './cluster-import.js';
 import { conflict, fresh, patched, placed, type BeaconStore, type ImportItem, type ListQuery } from './store.js';
+import { clock } from '../time/clock.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -24,7 +25,7 @@ export class ClusterBeaconStore implements BeaconStore {
   private readonly mirror: BeaconMirror;
   private readonly chains = new Map<string, Promise<unknown>>();
 
-  constructor(private readonly state: BeaconsState, private readonly now: () => number = Date.now) {
+  constructor(private readonly state: BeaconsState, private readonly now: () => number = clock.now) {
     this.mirror = new BeaconMirror(state);
   }
 

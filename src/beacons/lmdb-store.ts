@@ -15,6 +15,7 @@ import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { BeaconInput, BeaconPatch, StoredBeacon } from '../schemas/beacon.js';
 import { conflict, fresh, patched, placed, type BeaconStore, type ImportItem, type ListQuery } from './store.js';
+import { clock } from '../time/clock.js';
 
 const END = '\uffff';
 /** Import lines written per transaction: the event loop is never held long. */
@@ -29,7 +30,7 @@ export class LmdbBeaconStore implements BeaconStore {
   private readonly seq: Database<number, string>;
   private readonly chains = new Map<string, Promise<unknown>>();
 
-  constructor(dataDir: string, private readonly now: () => number = Date.now) {
+  constructor(dataDir: string, private readonly now: () => number = clock.now) {
     fs.mkdirSync(dataDir, { recursive: true });
     this.root = open({ path: path.join(dataDir, 'beacons.mdb'), compression: false });
     this.beacons = this.root.openDB({ name: 'beacons' });

@@ -11,11 +11,12 @@ import assert from 'node:assert/strict';
 import { gzipSync } from 'node:zlib';
 import { startDwell, ADMIN_TOKEN, type Running } from '../helpers/server.js';
 import { createApp, signed, type SignOptions, type TestApp } from '../helpers/client.js';
+import { TEST_CLOCK, advance } from '../helpers/clock.js';
 
 let dwell: Running;
 let A: TestApp, B: TestApp;
 before(async () => {
-  dwell = await startDwell();
+  dwell = await startDwell(TEST_CLOCK); // time is moved so that updated_at moves, never slept for
   [A, B] = [await createApp(dwell.url), await createApp(dwell.url)];
 });
 after(() => dwell.stop());
@@ -81,7 +82,7 @@ test('update: absent keeps, blank deletes an optional field, blank identity is 4
   for (const [name, patch, check] of rows) {
     const id = await create(A, fresh({ location: { lat: 43.7, long: 7.4 } }));
     const b = await read(A, id);
-    await new Promise((r) => setTimeout(r, 5));
+    await advance(dwell, 1); // so that updated_at moves
     const r = await call(A, `${base(A)}/${id}/update`, patch);
     assert.deepEqual([r.status, r.body], [200, id], `${name}: ${JSON.stringify(r.body)}`);
     const a = await read(A, id);

@@ -3,6 +3,7 @@ import type { AppRecord } from '../../schemas/app.js';
 import type { TriggerQueue as Outbox } from '../outbox.js';
 import type { ExportEvent } from './events.js';
 import type { UploaderFactory } from './uploader.js';
+import { clock } from '../../time/clock.js';
 
 export interface BucketExporterOptions {
   outbox: Outbox;
@@ -32,7 +33,7 @@ export function withDefaults(opts: BucketExporterOptions): ExporterSettings {
   const windowMs = opts.windowMs ?? 30_000;
   const uploadTimeoutMs = opts.uploadTimeoutMs ?? 30_000;
   return {
-    outbox: opts.outbox, appSettings: opts.appSettings, now: opts.now ?? Date.now,
+    outbox: opts.outbox, appSettings: opts.appSettings, now: opts.now ?? clock.now,
     windowMs, maxBytes: opts.maxBytes ?? 5_000_000, uploadTimeoutMs,
     pollMs: opts.pollMs ?? Math.max(10, Math.min(500, Math.floor(windowMs / 5))),
     concurrency: opts.concurrency ?? 4, maxAgeMs: opts.maxAgeMs ?? 86_400_000,

@@ -69,7 +69,7 @@ export class OutboxClaims {
       const n = Math.min(limit, total - out.length, q.length);
       for (const { m } of q.splice(0, n)) {
         const entry = entryOf(m, app, now);
-        this.held.set(key(app, entry.id), { m, entry, beat: now });
+        this.held.set(key(app, entry.id), { m, entry, beat: Date.now() }); // the ack wait runs on the NATS server's real clock
         out.push(entry);
       }
       this.buffered -= n;
