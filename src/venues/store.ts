@@ -150,7 +150,8 @@ export function openStore(h: StoreHandle): VenueStore {
  * Polls CURRENT and calls onSwap with a fully loaded handle when it changes; a load that fails
  * is logged and retried on the next tick, and the old store keeps serving meanwhile.
  */
-export function watchStore(root: string, onSwap: (h: StoreHandle) => void, intervalMs = 2000): () => void {
+/** Answers the stop, whose `ready` resolves once the version in place is read: a swap after it is reported. */
+export function watchStore(root: string, onSwap: (h: StoreHandle) => void, intervalMs = 2000): (() => void) & { ready: Promise<void> } {
   let seen: string | undefined;
   let busy = false;
   let stopped = false;
@@ -175,5 +176,5 @@ export function watchStore(root: string, onSwap: (h: StoreHandle) => void, inter
   };
   const timer = setInterval(() => void tick(), intervalMs);
   timer.unref();
-  return () => { stopped = true; clearInterval(timer); };
+  return Object.assign(() => { stopped = true; clearInterval(timer); }, { ready });
 }

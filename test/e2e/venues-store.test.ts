@@ -7,6 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { gzipSync } from 'node:zlib';
 import { after, before, test } from 'node:test';
+import { until } from '../helpers/until.js';
 import { haversineM } from '../../src/geo/distance.js';
 import { runImport } from '../../src/venues/import/build.js';
 import { buildIndex, nearIds, openIndex } from '../../src/venues/spatial-index.js';
@@ -117,11 +118,11 @@ test('a killed import leaves the old store serving; the next import cleans up an
 
   const seen: StoreHandle[] = [];
   const stop = watchStore(root, (nh) => seen.push(nh), 50);
-  await new Promise((resolve) => setTimeout(resolve, 120));
+  await stop.ready; // the version in place is known: the import below is a swap
   const small = join(root, 'small.jsonl');
   await writeFile(small, syntheticJsonl(100, 9));
   const r = await runImport({ format: 'jsonl', file: small, out: root, quiet: true });
-  for (let i = 0; i < 100 && seen.length === 0; i++) await new Promise((resolve) => setTimeout(resolve, 20));
+  await until('the swap reported', () => seen.length > 0, 10_000, 20);
   stop();
   assert.equal(seen.length, 1);
   assert.equal(seen[0].id, r.version);
