@@ -11,7 +11,7 @@ import { gunzipSync } from 'node:zlib';
 import { DwellApiError, DwellClient } from '../src/client/index.js';
 import { bodySha256, signature } from '../src/signing.js';
 
-interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: Buffer; at: number }
+interface Seen { method: string; url: string; headers: IncomingMessage['headers']; body: Buffer }
 
 /** Answers each request with the next of `script` (the last one repeats), recording what came. */
 async function scripted(script: Array<{ status: number; headers?: Record<string, string>; body: unknown }>) {
@@ -20,7 +20,7 @@ async function scripted(script: Array<{ status: number; headers?: Record<string,
     const chunks: Buffer[] = [];
     req.on('data', (c) => chunks.push(c));
     req.on('end', () => {
-      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks), at: Date.now() });
+      seen.push({ method: req.method!, url: req.url!, headers: req.headers, body: Buffer.concat(chunks) });
       const step = script[Math.min(seen.length - 1, script.length - 1)];
       res.writeHead(step.status, { 'content-type': 'application/json', ...step.headers });
       res.end(JSON.stringify(step.body));
@@ -44,11 +44,13 @@ test('503 with Retry-After: 1 then 200: retried once, after the wait, with a new
     { status: 200, body: 'g-123' },
   ]);
   servers.push(s);
-  const id = await client(s.url).geofences.create({ location: { lat: 43.7, long: 7.4, radius: 50 }, ttl: 60 });
+  const waits: number[] = [];
+  const c = new DwellClient({ url: s.url, appKey: 'k1', appSecret: 's1', retry: { baseDelayMs: 10, wait: async (ms) => void waits.push(ms) } });
+  const id = await c.geofences.create({ location: { lat: 43.7, long: 7.4, radius: 50 }, ttl: 60 });
   assert.equal(id, 'g-123');
   assert.equal(s.seen.length, 2);
   const [first, second] = s.seen;
-  assert.ok(second.at - first.at >= 900, `waited ${second.at - first.at} ms for Retry-After: 1`);
+  assert.equal(waits[0], 1000, 'the wait Retry-After: 1 asked for, before the second attempt');
   assert.deepEqual(first.body, second.body, 'the same bytes are sent again');
   assert.notEqual(first.headers['x-timestamp'], second.headers['x-timestamp'], 'each attempt has its own timestamp');
   for (const r of s.seen) {

@@ -15,9 +15,16 @@ export interface RetryOptions {
    * ends the retries: the error is thrown instead of a long sleep in the caller's request.
    */
   maxDelayMs?: number;
+  /**
+   * How the client waits before an attempt, ms (default: a timer). A test of code that uses the
+   * client can pass one that records the delay and resolves at once.
+   */
+  wait?: (ms: number) => Promise<void>;
 }
 
-export const RETRY_DEFAULTS: Required<RetryOptions> = { retries: 4, baseDelayMs: 250, maxDelayMs: 30_000 };
+export const RETRY_DEFAULTS: Required<RetryOptions> = {
+  retries: 4, baseDelayMs: 250, maxDelayMs: 30_000, wait: (ms) => new Promise<void>((resolve) => setTimeout(resolve, ms)),
+};
 
 /** HTTP statuses worth another attempt. */
 export const retryableStatus = (status: number): boolean => status === 429 || status === 503;

@@ -13,7 +13,6 @@ import { DwellApiError } from './api-error.js';
 import { backoffMs, isConnectionError, type RetryOptions, retryableStatus, retryAfterMs } from './retry.js';
 
 const gzip = promisify(gzipCallback);
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 export interface TransportOptions {
   url: string;
@@ -61,7 +60,7 @@ export class Transport {
         });
       } catch (err) {
         if (!isConnectionError(err) || retry >= this.o.retry.retries) throw err;
-        await sleep(backoffMs(retry + 1, this.o.retry));
+        await this.o.retry.wait(backoffMs(retry + 1, this.o.retry));
         continue;
       }
       const answer = parse(await res.text());
@@ -71,7 +70,7 @@ export class Transport {
       if (!retryableStatus(res.status) || retry >= this.o.retry.retries) throw error;
       const delay = after ?? backoffMs(retry + 1, this.o.retry);
       if (delay > this.o.retry.maxDelayMs) throw error;
-      await sleep(delay);
+      await this.o.retry.wait(delay);
     }
   }
 
@@ -80,7 +79,7 @@ export class Transport {
     let now = Math.floor(Date.now() / 1000);
     const last = this.lastStamp.get(key);
     if (last !== undefined && now <= last) {
-      await sleep((last + 1) * 1000 - Date.now());
+      await this.o.retry.wait((last + 1) * 1000 - Date.now());
       now = Math.max(last + 1, Math.floor(Date.now() / 1000));
     }
     if (this.lastStamp.size > 1000) {
