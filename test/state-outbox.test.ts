@@ -21,15 +21,18 @@ const trigger = (app: string, user: string | null): Trigger => ({
   result: 'SUCCESS',
 });
 
-/** Claims until `n` entries of `app` came (JetStream hands them over asynchronously). */
+/** Claims until `n` entries of `app` came (JetStream hands them over asynchronously), or 10 s passed. */
 async function claim(q: TriggerQueue, app: string, n: number): Promise<OutboxEntry[]> {
   const got: OutboxEntry[] = [];
-  for (let i = 0; i < 400 && got.length < n; i++) {
+  await until(`${n} claimed`, () => {
     got.push(...q.claimDue([[app, n - got.length]], Date.now()));
-    if (got.length < n) await new Promise((r) => setTimeout(r, 25));
-  }
+    return got.length >= n;
+  }, 10_000, 25).catch(() => undefined); // the caller asserts on what came
   return got;
 }
+
+/** The claims-across-nodes test's ack wait, ms. */
+const ACK_WAIT_MS = 1_500;
 
 interface Engine { producer: TriggerQueue; consumer: TriggerQueue; close(): Promise<void> }
 
@@ -133,20 +136,25 @@ describe('trigger queue on nats: claims across nodes', () => {
   test('a held claim stays with its node past the ack wait (kept alive); once that node is gone, another node gets it', async () => {
     const urls = nats.urls.split(',');
     const producer = await NatsOutbox.open(urls, { statsMs: 0 });
-    const a = await NatsOutbox.open(urls, { consume: true, statsMs: 0, ackWaitMs: 1_500 });
-    const b = await NatsOutbox.open(urls, { consume: true, statsMs: 0, ackWaitMs: 1_500 });
+    const a = await NatsOutbox.open(urls, { consume: true, statsMs: 0, ackWaitMs: ACK_WAIT_MS });
+    const b = await NatsOutbox.open(urls, { consume: true, statsMs: 0, ackWaitMs: ACK_WAIT_MS });
     try {
       const app = `ak_t${++appN}`;
       await producer.enqueue(app, [trigger(app, 'u1')]);
-      let held: OutboxEntry[] = [];
-      for (let i = 0; i < 400 && held.length === 0; i++) {
-        held = [...a.claimDue([[app, 1]], Date.now()), ...b.claimDue([[app, 1]], Date.now())];
-        if (!held.length) await new Promise((r) => setTimeout(r, 25));
-      }
+      const held = await until('one node claimed it', () => {
+        const got = [...a.claimDue([[app, 1]], Date.now()), ...b.claimDue([[app, 1]], Date.now())];
+        return got.length > 0 && got;
+      }, 10_000, 25);
       assert.equal(held.length, 1);
       const [owner, other] = a.leased() ? [a, b] : [b, a];
-      await new Promise((r) => setTimeout(r, 4_000)); // more than twice the ack wait: a bucket batch's window
-      assert.equal(other.claimDue([[app, 1]], Date.now()).length, 0, 'not handed out twice while held');
+      // A real protocol wait: the ack wait is the NATS server's timer, in its own process and on
+      // its own clock, so no clock of ours can move it. Held past two of them (as a bucket batch
+      // is held for its window), the claim must stay with its node: checked at every poll.
+      const heldAt = performance.now();
+      await until('two ack waits passed with the claim held', () => {
+        assert.equal(other.claimDue([[app, 1]], Date.now()).length, 0, 'not handed out twice while held');
+        return performance.now() - heldAt > 2 * ACK_WAIT_MS + 500;
+      }, 30_000, 100);
       await owner.close(); // gone without settling, as after a kill -9
       const [again] = await claim(other, app, 1);
       assert.equal(again?.id, held[0].id, 'the other node gets it');
