@@ -1,7 +1,8 @@
 /**
  * Retention (contract §7) with an injected clock: the sweep module on real LMDB stores in a
  * temporary data directory, as the server opens them, so no test waits days. And one run of the
- * real server with a retention of seconds, to show the settings reach the sweep.
+ * real server with a retention of a day and its clock moved (helpers/clock.ts), to show the
+ * settings reach the sweep and that its thread and the detection workers read the same time.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -17,6 +18,7 @@ import { scrape } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
+import { TEST_CLOCK, advance } from '../helpers/clock.js';
 
 const trigger = (id: string, device: string) => ({ type: 'visit', data: { id, user_info: { user_id: null, device_id: device, custom_data: null } } }) as never;
 
@@ -90,21 +92,30 @@ test('dead triggers go the retention after they died; pending ones and erased on
   });
 });
 
-test('the server deletes users after DWELL_USER_RETENTION_DAYS, and counts them in /metrics', async () => {
-  // 0.0001 days is 8.6 s; fixes inside the fence are not needed here, a visit writes the record.
-  const dwell = await startDwell({ DWELL_USER_RETENTION_DAYS: '0.0001' });
+test('the server deletes users after DWELL_USER_RETENTION_DAYS on its clock, and counts them in /metrics', async () => {
+  const dwell = await startDwell({ ...TEST_CLOCK, DWELL_USER_RETENTION_DAYS: '1' });
   try {
     const app = await createApp(dwell.url);
-    const r = await signed(dwell.url, app, '/v1/detect', {
-      advertising_id: 'short-lived',
-      events: [{ event_id: 'e', type: 'visit', start_time: '2024-05-06T07:25:00+02:00', end_time: '2024-05-06T07:50:00+02:00', data: fixes(CASINO, '2024-05-06T07', [27, 31, 35, 40, 45]) }],
-    });
-    assert.equal(r.status, 200, JSON.stringify(r.body));
-    const exported = () => signed(dwell.url, app, `/v2/apps/${app.app_key}/users/export?advertising_id=short-lived`);
-    assert.ok((await exported()).body.users[0].record, 'stored at first');
-    await until('the user swept', async () => (await exported()).body.users[0].record === null);
+    // A visit writes the user's record (a detection worker stamps it with the server's clock).
+    const visit = async (user: string) => {
+      const r = await signed(dwell.url, app, '/v1/detect', {
+        advertising_id: user,
+        events: [{ event_id: 'e', type: 'visit', start_time: '2024-05-06T07:25:00+02:00', end_time: '2024-05-06T07:50:00+02:00', data: fixes(CASINO, '2024-05-06T07', [27, 31, 35, 40, 45]) }],
+      });
+      assert.equal(r.status, 200, JSON.stringify(r.body));
+    };
+    const stored = async (user: string) => (await signed(dwell.url, app, `/v2/apps/${app.app_key}/users/export?advertising_id=${user}`)).body.users[0].record !== null;
+    await visit('before');
+    assert.ok(await stored('before'), 'stored at first');
+    await advance(dwell, 2 * 86_400);
+    await visit('after');
+    // The sweep's thread reads the moved clock and is woken by the move: the first user goes now.
+    await until('the user last seen two days ago swept', async () => !(await stored('before')));
+    assert.ok(await stored('after'), 'the user seen after the move is a day from its end, on the same clock');
+    await advance(dwell, 86_400 + 3 * 3600); // a day and its touch slot (1.5 h) later
+    await until('the second user swept', async () => !(await stored('after')));
     const metrics = await scrape(dwell.url);
-    assert.match(metrics, /dwell_retention_removed_total\{kind="users"\} 1/);
+    assert.match(metrics, /dwell_retention_removed_total\{kind="users"\} 2/);
   } finally {
     await dwell.stop();
     fs.rmSync(dwell.dataDir, { recursive: true, force: true });
