@@ -14,7 +14,7 @@ const MAX_ROUNDS = 64;
 const live = (rec: StoredGeofence | undefined, now: number) =>
   rec && (rec.expires_at === null || Date.parse(rec.expires_at) > now) ? rec : undefined;
 
-export function natsFences(kv: KV, now: () => number = Date.now): FencesState {
+export function natsFences(kv: KV, now: () => number = clock.now): FencesState {
   const key = (app: string, id: string) => `${app}.${id}`;
   const get = async (app: string, id: string) => decode<StoredGeofence>(await guard(() => kv.get(key(app, id))));
   const scan = async (app: string) => {
