@@ -21,7 +21,7 @@ estimateAddress(0, 0);
 /** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */
 const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
 const local = detectTask(versions);
-const run = (task: DetectTask) => (task.cluster ? detectClustered(task) : local(task));
+const run = (task: DetectTask) => (task.state?.kind === 'nats' ? detectClustered(task) : local(task));
 /** The worker's log lines carry the request's id, as the HTTP thread's do; its event loop turns a few times a second (loop-turn.ts). */
 export default turningLoop((task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task)));
 /** An operator's explanation (pipeline/explain.ts): Piscina runs it by name. */

@@ -53,7 +53,7 @@ async function outcome(task: DetectTask): Promise<DetectOutcome> {
   try {
     const body = parseJson(task.gzip ? inflateSync(task.body) : task.body);
     const valid = validateDetect(body, task.now);
-    const { kit, view, fences, beacons } = await clusterThread(task.cluster!);
+    const { kit, view, fences, beacons } = await clusterThread(task.state?.kind === 'nats' ? task.state.servers : []);
     const b = valid.body;
     const app = task.app.app_key;
     const who = userOf(b);

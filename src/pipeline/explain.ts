@@ -36,7 +36,7 @@ export function explainTask(versions: Versions): (task: ExplainTask) => ExplainR
   return (task) => {
     try {
       const valid = validateDetect(parseJson(task.gzip ? inflateSync(task.body) : task.body), task.now);
-      if (task.cluster) return clustered(task, valid).then(explained, failed);
+      if (task.state?.kind === 'nats') return clustered(task, task.state.servers, valid).then(explained, failed);
       return explained(embedded(task, valid));
     } catch (err) {
       return failed(err);
@@ -45,8 +45,8 @@ export function explainTask(versions: Versions): (task: ExplainTask) => ExplainR
 }
 
 /** Cluster mode: the user's stored record and this thread's learned values and beacons, as detect-cluster.ts reads them. */
-async function clustered(task: ExplainTask, valid: ValidBody): Promise<Explanation> {
-  const { kit, view, beacons } = await clusterThread(task.cluster!);
+async function clustered(task: ExplainTask, servers: readonly string[], valid: ValidBody): Promise<Explanation> {
+  const { kit, view, beacons } = await clusterThread(servers);
   const app = task.app.app_key;
   const who = userOf(valid.body);
   const rec = who === null ? undefined : await kit.users.read(app, who);

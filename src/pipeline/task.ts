@@ -6,6 +6,7 @@
  * schemas/detect-outcome.ts, since delivery turns it into triggers.
  */
 import type { StoreHandle } from '../venues/store.js';
+import type { StateTarget } from '../config.js';
 
 export interface DetectTask {
   /** The body exactly as sent (gzip when `gzip`); moved, not copied, when it owns its buffer. */
@@ -17,8 +18,8 @@ export interface DetectTask {
   app: { app_key: string; confirm_dwell_s: number };
   store: StoreHandle;
   dataDir: string;
-  /** Cluster mode (contract §8): the NATS servers that hold user state; absent: LMDB in `dataDir`. */
-  cluster?: readonly string[];
+  /** Where user state lives (config.state): the worker opens its own per-thread state there; absent: LMDB in `dataDir`. */
+  state?: StateTarget;
   /** Server time of receipt, ms. */
   now: number;
   /** The HTTP request's id (X-Request-Id), for the worker's log lines. */

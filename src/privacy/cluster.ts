@@ -2,21 +2,27 @@
  * Contract §7 in cluster mode (§8): erase, export, app deletion and retention against the
  * cluster's state, so they reach what every node wrote. Geofence presence is part of the user's
  * record there (pipeline/detect-cluster.ts), so erasing the record erases it. Triggers stay with
- * the outbox (privacy/stores.ts `outbox`). Retention runs on the node that holds the cluster's
+ * the outbox (kinds.ts `outbox`). Retention runs on the node that holds the cluster's
  * lease, once a minute at most: it reads every user's record (no time index in the cluster), so
  * its cost grows with the number of users, not with the number due.
  */
 import type { FencesState, LearnedState, LeaseState, UsersState } from '../state/types.js';
-import type { UserRecord } from '../users/records.js';
+import type { DeletedRecords, ErasedFromRecord, UserRecords } from './kinds.js';
 import { clock } from '../time/clock.js';
-
-/** The counts of erase.ts's Erased that a record answers for (named here: erase.ts imports this file). */
-export interface ErasedFromRecord { user_records: number; visit_history_places: number; past_stays: number; open_stays: number; geofence_presence: number }
 
 export interface ClusterPrivacy { users: UsersState; learned: LearnedState; fences: FencesState; lease: LeaseState }
 
+/** The cluster's user records, learned values and geofences, as privacy reaches them (kinds.ts). */
+export function clusterRecords(c: ClusterPrivacy): UserRecords {
+  return {
+    async read(app, user) { const record = await c.users.read(app, user); return { record, presence: record?.g }; },
+    erase: (app, user, out) => eraseClusterUser(c, app, user, out),
+    deleteApp: (app) => deleteClusterApp(c, app),
+  };
+}
+
 /** Removes one user's record (and with it their presence); adds what it held to `out`. */
-export async function eraseClusterUser(c: ClusterPrivacy, app: string, user: string, out: ErasedFromRecord): Promise<void> {
+async function eraseClusterUser(c: ClusterPrivacy, app: string, user: string, out: ErasedFromRecord): Promise<void> {
   const rec = await c.users.read(app, user);
   if (!rec) return;
   await c.users.remove(app, user);
@@ -27,15 +33,11 @@ export async function eraseClusterUser(c: ClusterPrivacy, app: string, user: str
   if (rec.g) out.geofence_presence++;
 }
 
-export async function readClusterUser(c: ClusterPrivacy, app: string, user: string): Promise<UserRecord | undefined> {
-  return c.users.read(app, user);
-}
-
 /**
  * Everything the cluster holds for an app: users (with presence), learned values, geofences.
  * Its beacons are removed by delete-app.ts through the registry's store, the cluster's one here.
  */
-export async function deleteClusterApp(c: ClusterPrivacy, app: string): Promise<{ users: number; learned: number; geofences: number; geofence_presence: number }> {
+async function deleteClusterApp(c: ClusterPrivacy, app: string): Promise<DeletedRecords> {
   const out = { users: 0, learned: 0, geofences: 0, geofence_presence: 0 };
   for (const user of await c.users.users(app)) {
     const rec = await c.users.read(app, user);

@@ -4,9 +4,8 @@
  * readable names, so nothing held is left out.
  */
 import type { UserRecord } from '../users/records.js';
-import { userKey } from '../users/keys.js';
 import { answeredOut } from '../users/answered.js';
-import type { PrivacyStores } from './stores.js';
+import type { PrivacyKinds } from './kinds.js';
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -19,10 +18,8 @@ export interface UserExport {
   recent_detections: unknown[];
 }
 
-export async function exportUser(s: PrivacyStores, app: string, user: string): Promise<UserExport> {
-  const rec = s.cluster ? await s.cluster.users.read(app, user) : s.users.get(userKey(app, user)) as UserRecord | undefined;
-  // Cluster mode keeps presence in the record (pipeline/detect-cluster.ts).
-  const presence = s.cluster ? rec?.g : s.presence.get([app, user]);
+export async function exportUser(s: PrivacyKinds, app: string, user: string): Promise<UserExport> {
+  const { record: rec, presence } = await s.records.read(app, user);
   const triggers: Array<Record<string, unknown>> = [];
   // Pending and dead, whichever node accepted them: the queue is the cluster's in cluster mode.
   for (const e of await s.outbox.userTriggers(app, user)) triggers.push({ ...e.state, trigger: e.trigger });

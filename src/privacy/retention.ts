@@ -22,7 +22,11 @@ import { log } from '../log.js';
 import type { Metrics } from '../http/metrics.js';
 import type { UserRecord } from '../users/records.js';
 import { userKey } from '../users/keys.js';
-import type { PrivacyStores } from './stores.js';
+import type { LocalStores } from './kinds.js';
+import type { TriggerQueue } from '../state/outbox-types.js';
+
+/** What a sweep reaches: the outbox, and the embedded environments when it sweeps users there. */
+export type SweepStores = { outbox: TriggerQueue } & Partial<LocalStores>;
 import { touchKey, type TouchKey } from '../users/touch.js';
 import { SweepPace } from './sweep-pace.js';
 import { clock, onAdvance } from '../time/clock.js';
@@ -78,7 +82,7 @@ export class RetentionSweeper {
   private readonly counter;
   readonly removed: SweepCounts = { users: 0, geofence_presence: 0, dead_triggers: 0 };
 
-  constructor(private readonly s: PrivacyStores, private readonly opts: RetentionOptions) {
+  constructor(private readonly s: SweepStores, private readonly opts: RetentionOptions) {
     this.now = opts.now ?? clock.now;
     this.pace = new SweepPace({
       busy: opts.busy, intervalMs: opts.intervalMs ?? 1000, minPerSecond: opts.minPerSecond ?? MIN_SWEEP_PER_SECOND,
@@ -121,7 +125,7 @@ export class RetentionSweeper {
       more = false;
       let read = 0;
       const now = this.now();
-      if (this.opts.userRetentionMs > 0) {
+      if (this.opts.userRetentionMs > 0 && this.s.users) {
         const cutoff = now - this.opts.userRetentionMs;
         const users = this.usersDue(cutoff, size, out);
         const backfilled = this.backfill(now, size);
@@ -161,7 +165,7 @@ export class RetentionSweeper {
 
   /** Users whose last write was in a slot ending at or before `cutoff`; answers the keys read. */
   private usersDue(cutoff: number, batch: number, out: SweepCounts): number {
-    const { users } = this.s;
+    const users = this.s.users!;
     const keys = [...users.getKeys({ start: ['ut'], end: ['ut', cutoff + 1], limit: batch })] as TouchKey[];
     if (keys.length === 0) return 0;
     const gone: Array<[string, string]> = [];
@@ -179,8 +183,8 @@ export class RetentionSweeper {
     });
     out.users += gone.length;
     if (gone.length) {
-      this.s.geofences.root.transactionSync(() => {
-        for (const k of gone) if (this.s.presence.removeSync(k)) out.geofence_presence++;
+      this.s.geofences!.root.transactionSync(() => {
+        for (const k of gone) if (this.s.presence!.removeSync(k)) out.geofence_presence++;
       });
     }
     return keys.length;
@@ -188,7 +192,7 @@ export class RetentionSweeper {
 
   /** Gives records written before the touch index a key as of now, a batch at a time. */
   private backfill(now: number, batch: number): number {
-    const { users } = this.s;
+    const users = this.s.users!;
     const from = users.get(BACKFILL) as unknown[] | 'done' | undefined;
     if (from === 'done') return 0;
     const range = [...users.getRange({ start: (from ?? ['u']) as string[], end: ['u', MAX], limit: batch + 1 })]

@@ -14,7 +14,7 @@ import { bound } from '../geofences/routes.js';
 import { readJson } from '../http/json-body.js';
 import { eraseUsers } from './erase.js';
 import { exportUser } from './export.js';
-import type { PrivacyStores } from './stores.js';
+import type { PrivacyKinds } from './kinds.js';
 import { deleteApp } from './delete-app.js';
 import type { AppRegistry } from '../apps/registry.js';
 import type { Reply } from '../http/reply.js';
@@ -23,7 +23,7 @@ const BASE = '/v2/apps/:app_key/users';
 const ID_CHARS = 256;
 const FIELDS = ['advertising_id', 'user_id'] as const;
 
-export function privacyRoutes(s: PrivacyStores): Array<[string, string, GeofenceHandler]> {
+export function privacyRoutes(s: PrivacyKinds): Array<[string, string, GeofenceHandler]> {
   return [
     ['POST', `${BASE}/erase`, async (p, ex, app, raw) => {
       bound(p, app);
@@ -62,7 +62,7 @@ function idsIn(body: unknown, where: 'body' | 'query' = 'body'): string[] {
 }
 
 /** `DELETE /admin/apps/<app_key>`, behind the admin token like the rest of contract §6. */
-export function privacyAdminRoutes(apps: AppRegistry, s: PrivacyStores): Array<[string, string, (deps: unknown, p: Record<string, string>) => Promise<Reply>]> {
+export function privacyAdminRoutes(apps: AppRegistry, s: PrivacyKinds): Array<[string, string, (deps: unknown, p: Record<string, string>) => Promise<Reply>]> {
   return [
     ['DELETE', '/admin/apps/:key', async (_deps, p) => {
       const removed = await deleteApp(apps, s, p.key);

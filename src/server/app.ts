@@ -5,12 +5,9 @@
 import { refuseVenuesInCluster, type Config } from '../config.js';
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
-import { AppRegistry } from '../apps/registry.js';
-import { openOutbox } from '../delivery/open-outbox.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
 import { openVenueSource } from '../venues/venue-source.js';
-import { ReplayCache } from './replay-cache.js';
 import { Metrics } from '../http/metrics.js';
 import { listenMetrics } from '../http/metrics-listener.js';
 import { listenHttp } from '../http/listen.js';
@@ -23,18 +20,14 @@ import { readiness } from './readiness.js';
 import { detectHandler } from './detect-route.js';
 import { checkMediaType } from '../http/json-body.js';
 import { adminRoutes, checkBearer, handleAdmin, type AdminHandler } from './admin.js';
-import { openGeofenceService } from '../geofences/service.js';
 import { geofenceRoutes } from '../geofences/routes.js';
 import { openBeaconService } from '../beacons/service.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
 import { servedDocs } from '../docs/openapi-served.js';
-import { openRecent } from '../recent/lmdb.js';
-import { natsRecent } from '../recent/nats.js';
 import { explorerRoutes } from '../ui/routes.js';
 import type { ExplainTask } from '../pipeline/explain.js';
-import { openCluster } from './cluster.js';
-import { backupMetrics } from '../ops/last-backup.js';
+import { openState } from './state.js';
 import { openFeedback } from '../feedback/service.js';
 import { keyringFrom } from '../secrets/keyring.js';
 import { MovableClock, systemClock, useClock } from '../time/clock.js';
@@ -57,16 +50,15 @@ export async function startServer(config: Config): Promise<Server> {
   await dropUnscopedUsers(config.dataDir);
   // Keys first: a wrong one is refused (by name) before anything opens or listens.
   const keyring = keyringFrom(config);
-  const cluster = await openCluster(config, keyring);
-  const apps = cluster?.apps ?? await AppRegistry.embedded(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate, keyring });
-  const outbox = await openOutbox(config.state, config.dataDir, { consume: false, name: 'dwell-http' });
+  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue, config.cacheMb);
+  // Every kind of state, in whichever engine DWELL_STATE names: nothing below asks which.
+  const kit = await openState(config, { keyring, metrics, versions: pool.versions }).catch(async (err) => { await pool.close(); throw err; });
+  const { apps, outbox, replays, recent } = kit;
   const delivery = startDelivery({
     dataDir: config.dataDir, state: config.state, outbox, metrics, allowPrivate: config.postbackAllowPrivate, logLevel: config.logLevel, keyring,
     perApp: config.postbackConcurrency, timeoutMs: config.postbackTimeoutMs, pollMs: config.deliveryPollMs,
     exportWindowMs: config.exportWindowMs, exportMaxBytes: config.exportMaxBytes, exportUploadTimeoutMs: config.exportUploadTimeoutMs,
   });
-  const replays = cluster?.replays ?? new ReplayCache(config.dataDir);
-  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue, config.cacheMb);
 
   let store: StoreHandle | null = null;
   let draining = false;
@@ -89,42 +81,36 @@ export async function startServer(config: Config): Promise<Server> {
   metrics.gauge('dwell_inflight_requests', 'requests being handled', () => inflight);
   metrics.gauge('dwell_replay_cache_entries', 'signatures remembered against replays', () => replays.size);
   metrics.gauge('dwell_venues', 'venues in the served store', () => store?.count ?? 0);
-  if (config.state.kind === 'lmdb') backupMetrics(metrics, config.dataDir); // `dwell backup` of this directory
 
   const signed = { apps, replays, limiter: new RateLimiter(config.rateLimit) };
   // The explorer's recent detections (recent/): kept by the detect route, erased by privacy/, shown by ui/.
   const recentAgeMs = config.recentDays * 86_400_000;
-  const recentLimits = { count: config.recentCount, maxAgeMs: recentAgeMs, optOut: new Set(config.recentOptOut) };
-  // Cluster mode: the cluster's stream, so every node lists, erases and exports the same ones (contract §8).
-  const recent = cluster ? await natsRecent(cluster.kit.ns, recentLimits) : openRecent(config.dataDir, recentLimits);
   const recentSweep = setInterval(() => recent.sweep(), Math.max(1000, Math.min(60_000, recentAgeMs / 4 || 60_000))).unref();
-  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics, recent, cluster: cluster?.servers };
+  const detectDeps = { pool, store: () => store, outbox, dataDir: config.dataDir, metrics, recent, state: config.state };
   const adminDeps = { apps, outbox, token: config.adminToken };
   const json = (ex: Exchange, r: Reply) => ex.send(r);
 
   const router = new Router<Handler>()
     .add('GET', '/healthz', (ex) => json(ex, { status: 200, body: { status: 'ok' } }))
-    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, workers: pool.state, delivery: delivery.state(), draining, state: cluster?.health(), secrets: apps.sealed ? 'sealed' : 'unsealed' })))
+    .add('GET', '/readyz', (ex) => json(ex, readiness({ store, workers: pool.state, delivery: delivery.state(), draining, state: kit.health(), secrets: apps.sealed ? 'sealed' : 'unsealed' })))
     // Contract §6: its labels name apps, so on this port only with the admin token.
     .add('GET', '/metrics', (ex) => {
       checkBearer(ex, config.adminToken);
       metrics.render().then((body) => json(ex, { status: 200, body, contentType: metrics.contentType }), (err) => ex.fail(err));
     })
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
-  const geofences = openGeofenceService(config.dataDir);
-  const fenceApi = cluster?.geofences ?? geofences.store;
-  for (const [method, pattern, h] of geofenceRoutes({ store: fenceApi })) {
+  for (const [method, pattern, h] of geofenceRoutes({ store: kit.fences })) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const beacons = openBeaconService(config.dataDir, () => store, cluster?.beacons);
+  const beacons = openBeaconService(kit.beacons, () => store);
   for (const [method, pattern, h, limit] of beacons.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw), limit));
   }
-  const feedback = openFeedback({ dataDir: config.dataDir, versions: pool.versions, venues: () => store, cluster: cluster ? { users: cluster.kit.users, learned: cluster.kit.learned } : undefined });
+  const feedback = openFeedback({ stepper: kit.feedback, venues: () => store });
   for (const [method, pattern, h] of feedback.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox, geofences: geofences.store, beacons: beacons.store, metrics, recent, cluster: cluster?.privacy, busy: () => inflight > 0 });
+  const privacy = startPrivacy(config, { apps, outbox, engine: kit.privacy, beacons: kit.beacons, metrics, recent, busy: () => inflight > 0 });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
@@ -132,8 +118,8 @@ export async function startServer(config: Config): Promise<Server> {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
   const explorer = {
-    apps, recent, geofences: fenceApi, explain: (task: ExplainTask) => pool.explain(task), checkAdmin: (ex: Exchange) => checkBearer(ex, config.adminToken),
-    store: () => store, dataDir: config.dataDir, tiles: config.uiTiles, cluster: cluster?.servers,
+    apps, recent, geofences: kit.fences, explain: (task: ExplainTask) => pool.explain(task), checkAdmin: (ex: Exchange) => checkBearer(ex, config.adminToken),
+    store: () => store, dataDir: config.dataDir, tiles: config.uiTiles, state: config.state,
   };
   for (const [method, pattern, h] of explorerRoutes(explorer)) router.add(method, pattern, h);
 
@@ -199,16 +185,10 @@ export async function startServer(config: Config): Promise<Server> {
       // The workers first: they read the venue store, users and replays until they stop.
       await pool.close();
       await venues.close();
-      await replays.close();
-      feedback.close();
       await privacy.close();
       clearInterval(recentSweep);
-      await recent.close();
-      await geofences.close();
-      await beacons.close();
       await delivery.close();
-      await outbox.close();
-      await (cluster ?? apps).close();
+      await kit.close();
       log.info('stopped', { inflight });
     },
   };

@@ -3,6 +3,7 @@
  * inflates it), and answered synchronously with the bytes the worker wrote, or queued durably
  * for postback or bucket delivery before the 202.
  */
+import type { StateTarget } from '../config.js';
 import { randomUUID } from 'node:crypto';
 import { DwellError } from '../errors.js';
 import type { AppRecord } from '../schemas/app.js';
@@ -25,8 +26,8 @@ export interface DetectDeps {
   metrics: Metrics;
   /** Recent detections for the explorer (recent/), when kept. */
   recent?: RecentDetections;
-  /** Cluster mode: the NATS servers every worker connects to. */
-  cluster?: readonly string[];
+  /** Where user state lives (config.state), for the worker. */
+  state: StateTarget;
 }
 
 const utf8 = new TextEncoder();
@@ -45,7 +46,7 @@ export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppReco
     app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
     store,
     dataDir: deps.dataDir,
-    cluster: deps.cluster,
+    state: deps.state,
     now,
     requestId: ex.requestId,
   });

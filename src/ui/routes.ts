@@ -4,6 +4,7 @@
  * of a detect body, their geofences, and a venue search. Explanations run in a detection worker
  * (pipeline/explain.ts) on the same venue store and user state as /v1/detect, storing nothing.
  */
+import type { StateTarget } from '../config.js';
 import { DwellError } from '../errors.js';
 import { readBody, MAX_SENT_BYTES } from '../http/body.js';
 import { checkMediaType, isGzip } from '../http/json-body.js';
@@ -24,8 +25,8 @@ export interface ExplorerDeps {
   /** Throws unless the request carries the admin token (server/admin.ts checkBearer). */
   checkAdmin: (ex: Exchange) => void;
   store: () => StoreHandle | null; dataDir: string; tiles: string;
-  /** Cluster mode: the NATS servers a detection reads user state from; an explanation reads the same. */
-  cluster?: readonly string[];
+  /** Where user state lives (config.state): an explanation reads the same as a detection. */
+  state: StateTarget;
 }
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
@@ -84,7 +85,7 @@ export function explorerRoutes(deps: ExplorerDeps): Array<[string, string, Handl
       const app = appOf(deps.apps, p.key);
       const out = await deps.explain({
         body: body!, gzip: isGzip(ex), app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
-        store: storeOf(deps), dataDir: deps.dataDir, cluster: deps.cluster, now: Date.now(),
+        store: storeOf(deps), dataDir: deps.dataDir, state: deps.state, now: Date.now(),
       });
       if (!out.ok) throw DwellError.fromJSON(out.error);
       return { status: 200, body: { app_key: app.app_key, ...out.explanation } };
