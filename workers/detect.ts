@@ -1,10 +1,9 @@
-/** The Piscina detection worker's entry point (server/pool.ts); the work is src/pipeline/detect.ts (detect-cluster.ts in cluster mode). */
+/** The Piscina detection worker's entry point (server/pool.ts); the work is src/pipeline/detect.ts, in either state engine. */
 import { workerData } from 'node:worker_threads';
 import { withRequestId } from '../src/log.js';
 import type { DetectTask } from '../src/pipeline/task.js';
 import { detectTask } from '../src/pipeline/detect.js';
 import { explainTask } from '../src/pipeline/explain.js';
-import { detectClustered } from '../src/pipeline/detect-cluster.js';
 import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
 import { usePlaceDb } from '../src/venues/place-db/share.js';
@@ -20,8 +19,7 @@ estimateAddress(0, 0);
 
 /** Shared with the other workers of this process (pool.ts); a table of its own when run in-process (bench/http-task). */
 const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
-const local = detectTask(versions);
-const run = (task: DetectTask) => (task.state?.kind === 'nats' ? detectClustered(task) : local(task));
+const run = detectTask(versions);
 /** The worker's log lines carry the request's id, as the HTTP thread's do; its event loop turns a few times a second (loop-turn.ts). */
 export default turningLoop((task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task)));
 /** An operator's explanation (pipeline/explain.ts): Piscina runs it by name. */

@@ -14,7 +14,7 @@
 import type { GeofenceEvent } from '../schemas/visit.js';
 import { shapeOf } from './geometry.js';
 import { FenceIndex } from './fence-index.js';
-import { evaluate, evaluateAlone, type Fix } from './events.js';
+import { evaluate, evaluateAlone, type Evaluation, type FenceView, type Fix, type Presence } from './events.js';
 import { withPresence } from './presence.js';
 import { expiresMs, GeofenceStore } from './store.js';
 import { clock } from '../time/clock.js';
@@ -52,22 +52,32 @@ export function liveIndex(store: GeofenceStore, cacheKey: string, app: string): 
   return index;
 }
 
+/** The app's fences as of the latest commit (a worker's read snapshot is renewed first); undefined when it has none. */
+export function fenceView(dataDir: string, app: string): FenceView | undefined {
+  const store = storeFor(dataDir);
+  // A worker's read snapshot may predate the main thread's latest commit.
+  store.root.resetReadTxn();
+  if (store.version(app) === 0) return undefined;
+  const index = liveIndex(store, `${dataDir}\u0000${app}`, app);
+  return index.size === 0 ? undefined : { index, info: (id: string) => store.raw(app, id) };
+}
+
+/** One user's presence read, evaluated and (when it changed) written in the geofence environment (presence.ts). */
+export function presenceStep(dataDir: string, app: string, user: string, run: (p: Presence) => Evaluation): Evaluation {
+  return withPresence(storeFor(dataDir), app, user, run);
+}
+
 /**
  * Entry and exit events of one user's fixes, in time order. With no user key nothing is kept: the
  * crossings within the request alone (events.ts evaluateAlone; no history, as for visits).
  */
 export function geofenceEvents(dataDir: string, appKey: string, userKey: string | null,
   fixesOrLater: readonly Fix[] | (() => readonly Fix[]), now = clock.now()): GeofenceEvent[] {
-  const store = storeFor(dataDir);
-  // A worker's read snapshot may predate the main thread's latest commit.
-  store.root.resetReadTxn();
-  if (store.version(appKey) === 0) return [];
+  const view = fenceView(dataDir, appKey);
+  if (!view) return [];
   // Most apps have no fences: their requests' fixes are not gathered (parsed, sorted) at all.
   const fixes = typeof fixesOrLater === 'function' ? fixesOrLater() : fixesOrLater;
   if (fixes.length === 0) return [];
-  const index = liveIndex(store, `${dataDir}\u0000${appKey}`, appKey);
-  if (index.size === 0) return [];
-  const view = { index, info: (id: string) => store.raw(appKey, id) };
   if (userKey === null) return evaluateAlone(view, fixes, now);
-  return withPresence(store, appKey, userKey, (p) => evaluate(view, p, fixes, now)).events;
+  return presenceStep(dataDir, appKey, userKey, (p) => evaluate(view, p, fixes, now)).events;
 }

@@ -1,8 +1,9 @@
 /**
- * One detection request off the HTTP thread: inflate, parse, validate and detect, and for a
- * synchronous app the answer serialised. Everything CPU-bound in a request happens here; the
- * Piscina worker (workers/detect.ts) is only its entry point. The venue store is opened in place
- * from the shared index; user state is one LMDB environment shared by all workers.
+ * One detection request off the HTTP thread, in either state engine: inflate, parse and validate;
+ * read the user's record, detect (pure, synchronous), commit what it changed and taught
+ * (thread-state.ts); for a synchronous app, the answer serialised. Everything CPU-bound in a
+ * request happens here; the Piscina worker (workers/detect.ts) is only its entry point. The venue
+ * store is opened in place from the shared index. Embedded, a request never waits on a promise.
  */
 import { move, transferableSymbol, valueSymbol } from 'piscina';
 import { asDwellError } from '../errors.js';
@@ -13,15 +14,13 @@ import { validateDetect } from '../schemas/validate-detect.js';
 import { openStore } from '../venues/store.js';
 import { estimateAddress } from '../venues/address.js';
 import { DEFAULT_PARAMS, detectStructured, detectUnstructured, type DetectContext } from '../detect/index.js';
-import { openUserStore } from '../users/store.js';
 import { deviceIdOf, userOf } from '../users/identity.js';
 import type { Versions } from '../learned/cache.js';
-import { geofenceEvents } from '../geofences/worker.js';
-import { beaconView } from '../beacons/lookup.js';
-import { asFixes } from '../geofences/events.js';
-import type { SyncItem, SyncResponse } from '../schemas/visit.js';
+import { asFixes, evaluate, evaluateAlone, type Fix } from '../geofences/events.js';
+import type { GeofenceEvent, SyncItem, SyncResponse } from '../schemas/visit.js';
 import type { DetectTask } from './task.js';
 import type { DetectOutcome, DetectResult, Tally } from '../schemas/detect-outcome.js';
+import { threadState, type Maybe, type PresenceRun, type ThreadState } from './thread-state.js';
 
 const utf8 = new TextEncoder();
 
@@ -29,13 +28,16 @@ const utf8 = new TextEncoder();
  * The task function of one thread. `versions` keeps the thread's cache of learned values exact
  * (learned/cache.ts): shared by the workers of one process.
  */
-export function detectTask(versions: Versions): (task: DetectTask) => DetectResult {
-  const userStores = new Map<string, ReturnType<typeof openUserStore>>();
-  return (task) => detect(task, userStores, versions);
-}
-
-function detect(task: DetectTask, userStores: Map<string, ReturnType<typeof openUserStore>>, versions: Versions): DetectResult {
-  return settle(task, outcome(task, userStores, versions));
+export function detectTask(versions: Versions): (task: DetectTask) => Maybe<DetectResult> {
+  return (task) => {
+    try {
+      const t = threadState(task, versions);
+      const out = t instanceof Promise ? t.then((s) => outcome(task, s)) : outcome(task, t);
+      return out instanceof Promise ? out.then((o) => settle(task, o), (err) => failed(err)) : settle(task, out);
+    } catch (err) {
+      return failed(err);
+    }
+  };
 }
 
 /** The outcome as it crosses back to the HTTP thread: a synchronous app's answer as bytes, moved. */
@@ -47,26 +49,29 @@ export function settle(task: DetectTask, out: DetectOutcome): DetectResult {
   return move({ [transferableSymbol]: [response.buffer], [valueSymbol]: { ok: true, kind: out.kind, tally: out.tally, response, user: out.user_info.device_id ?? (out.user_info.user_id || null) } }) as unknown as DetectResult;
 }
 
-function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof openUserStore>>, versions: Versions): DetectOutcome {
-  try {
-    const body = parseJson(task.gzip ? inflateSync(task.body) : task.body);
-    const valid = validateDetect(body, task.now);
-    let users = userStores.get(task.dataDir);
-    // noSync: a commit still survives a crash of this process (it is in the OS page cache); only
-    // an OS crash could lose the last moments of history, which costs a prior, never a trigger.
-    // Waiting for the disk on every request cost two thirds of a worker's time (bench:http).
-    if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true, versions })));
-    users.fresh();
-    const ctx: DetectContext = { venues: openStore(task.store), users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS,
-      beacons: beaconView(task.dataDir, task.app.app_key) };
-    const items = valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
-    const b = valid.body;
-    log.debug('detected', { kind: valid.kind, app_key: task.app.app_key, visits: items.length });
-    const fixes = () => asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data);
-    const who = userOf(b);
-    const geofence_events = geofenceEvents(task.dataDir, task.app.app_key, who, fixes, task.now);
-    // Presence is kept as long as the user's record (privacy/retention.ts): a change of it touches the record.
-    if (who && geofence_events.length) users.update(task.app.app_key, who, (rec) => ({ record: rec, result: undefined }));
+function outcome(task: DetectTask, t: ThreadState): Maybe<DetectOutcome> {
+  const body = parseJson(task.gzip ? inflateSync(task.body) : task.body);
+  const valid = validateDetect(body, task.now);
+  const app = task.app.app_key;
+  const ctx: DetectContext = { venues: openStore(task.store), users: t.users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS,
+    beacons: t.beacons(app) };
+  const b = valid.body;
+  const who = userOf(b);
+  const detect = () => (valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx));
+  // Most apps have no fences: their requests' fixes are not gathered (parsed, sorted) at all.
+  let fixes: readonly Fix[] | null = null;
+  const fixesOf = () => (fixes ??= asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data));
+  // The fences as the thread knows them when the presence is evaluated (in the cluster, after the record's read).
+  const presence: PresenceRun = (p) => {
+    const fences = t.fences(app);
+    return fences && fixesOf().length ? evaluate(fences, p, fixesOf(), task.now) : { events: [], presence: p, changed: false };
+  };
+  const done = t.commit(app, who, detect, presence);
+  const answer = ({ result: items, events }: { result: SyncItem[]; events: GeofenceEvent[] }): DetectOutcome => {
+    log.debug('detected', { kind: valid.kind, app_key: app, visits: items.length });
+    // With no user nothing is kept: the crossings within the request alone (events.ts; no history, as for visits).
+    const fences = who === null ? t.fences(app) : undefined;
+    const geofence_events = fences && fixesOf().length ? evaluateAlone(fences, fixesOf(), task.now) : events;
     return {
       ok: true,
       kind: valid.kind,
@@ -76,13 +81,15 @@ function outcome(task: DetectTask, userStores: Map<string, ReturnType<typeof ope
       items,
       geofence_events,
     };
-  } catch (err) {
-    const e = asDwellError(err);
-    if (e.code === 'internal') log.error('detection failed', { error: String((err as Error)?.stack ?? err) });
-    return { ok: false, error: e.toJSON().error };
-  }
+  };
+  return done instanceof Promise ? done.then(answer) : answer(done);
 }
 
+function failed(err: unknown): DetectResult {
+  const e = asDwellError(err);
+  if (e.code === 'internal') log.error('detection failed', { error: String((err as Error)?.stack ?? err) });
+  return { ok: false, error: e.toJSON().error };
+}
 
 export function tally(items: SyncItem[]): Tally {
   const t: Tally = { venue: 0, transit: 0, no_venue: 0 };

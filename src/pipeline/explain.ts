@@ -1,9 +1,9 @@
 /**
  * An operator's explanation of a detect body (issue 19), run in a detection worker like the
- * request itself: inflate, parse and validate as /v1/detect does, then detect/explain against the
- * same venue store, user history, learned tables and beacons as a detection through this node,
- * in either engine (contract §8), storing nothing. Geofences and delivery are left out: an
- * explanation is about the venues.
+ * request itself and through the same thread state (thread-state.ts): inflate, parse and validate
+ * as /v1/detect does, then detect/explain against the same venue store, user history, learned
+ * tables and beacons as a detection through this node, in either engine (contract §8), storing
+ * nothing. Geofences and delivery are left out: an explanation is about the venues.
  */
 import { asDwellError, type ErrorBody } from '../errors.js';
 import { log } from '../log.js';
@@ -14,50 +14,35 @@ import { openStore } from '../venues/store.js';
 import { estimateAddress } from '../venues/address.js';
 import { DEFAULT_PARAMS, type DetectContext } from '../detect/index.js';
 import { explainDetect, type Explanation, type ValidBody } from '../detect/explain/explain.js';
-import { openUserStore, type UserStore } from '../users/store.js';
 import { userOf } from '../users/identity.js';
-import { beaconView } from '../beacons/lookup.js';
 import type { Versions } from '../learned/cache.js';
 import type { DetectTask } from './task.js';
-import { clusterThread, isNew } from './detect-cluster.js';
+import { threadState, type Maybe, type ThreadState } from './thread-state.js';
 
 export type ExplainTask = Omit<DetectTask, 'sync'>;
 export type ExplainResult = { ok: true; explanation: Explanation } | { ok: false; error: ErrorBody['error'] };
 
-export function explainTask(versions: Versions): (task: ExplainTask) => ExplainResult | Promise<ExplainResult> {
-  const userStores = new Map<string, UserStore>();
-  const embedded = (task: ExplainTask, valid: ValidBody): Explanation => {
-    let users = userStores.get(task.dataDir);
-    if (!users) userStores.set(task.dataDir, (users = openUserStore(task.dataDir, { noSync: true, versions })));
-    users.fresh();
-    // The beacons a detection reads (pipeline/detect.ts): without them a registered beacon ranks differently.
-    return explainDetect(valid, { ...context(task), users, beacons: beaconView(task.dataDir, task.app.app_key) });
-  };
+export function explainTask(versions: Versions): (task: ExplainTask) => Maybe<ExplainResult> {
   return (task) => {
     try {
       const valid = validateDetect(parseJson(task.gzip ? inflateSync(task.body) : task.body), task.now);
-      if (task.state?.kind === 'nats') return clustered(task, task.state.servers, valid).then(explained, failed);
-      return explained(embedded(task, valid));
+      const t = threadState(task, versions);
+      const out = t instanceof Promise ? t.then((s) => explain(task, s, valid)) : explain(task, t, valid);
+      return out instanceof Promise ? out.then(explained, failed) : explained(out);
     } catch (err) {
       return failed(err);
     }
   };
 }
 
-/** Cluster mode: the user's stored record and this thread's learned values and beacons, as detect-cluster.ts reads them. */
-async function clustered(task: ExplainTask, servers: readonly string[], valid: ValidBody): Promise<Explanation> {
-  const { kit, view, beacons } = await clusterThread(servers);
+/** explainDetect writes nothing through the store (read-only-users.ts); `peek` commits nothing either. */
+function explain(task: ExplainTask, t: ThreadState, valid: ValidBody): Maybe<Explanation> {
   const app = task.app.app_key;
-  const who = userOf(valid.body);
-  const rec = who === null ? undefined : await kit.users.read(app, who);
-  const ctx: DetectContext = { ...context(task), users: view, beacons: beacons.view(app) };
-  // explainDetect writes nothing through the view (read-only-users.ts); what the run collected is dropped.
-  return view.run(app, who, rec && !isNew(rec) ? rec : undefined, () => explainDetect(valid, ctx)).result;
+  const ctx: DetectContext = {
+    venues: openStore(task.store), users: t.users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS, beacons: t.beacons(app),
+  };
+  return t.peek(app, userOf(valid.body), () => explainDetect(valid, ctx));
 }
-
-const context = (task: ExplainTask): Omit<DetectContext, 'users'> => ({
-  venues: openStore(task.store), estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS,
-});
 
 const explained = (explanation: Explanation): ExplainResult => ({ ok: true, explanation });
 

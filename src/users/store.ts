@@ -32,6 +32,22 @@ export interface UserStore extends Pick<LearnedTables, 'apPlaces' | 'pooledAps' 
   close(): void;
 }
 
+/** What one pure run on a user's record answers: the record to store (undefined: leave it) and what it taught. */
+export interface Committed<T> { record: UserRecord | undefined; result: T; aps: readonly ApObservation[] }
+
+/** The detection thread's side of the store: read, run, commit (pipeline/thread-embedded.ts). */
+export interface UserCommits extends UserStore {
+  /**
+   * Reads the user's record (undefined: none), runs `step` on it outside any transaction, then
+   * stores what it answers and teaches in one write transaction, unless the record changed
+   * meanwhile (another thread's commit): then `step` runs again, inside the transaction, on the
+   * record as it now is. `step` must be pure apart from what it answers.
+   */
+  modify<T>(app: string, user: string, step: (rec: UserRecord | undefined) => Committed<T>): T;
+  /** Commits what a run without a user taught. */
+  teach(app: string, aps: readonly ApObservation[]): void;
+}
+
 export interface UserStoreOptions {
   /** Skip fsync at commit (benchmarks, tests): a crash may lose the latest updates. */
   noSync?: boolean;
@@ -39,7 +55,7 @@ export interface UserStoreOptions {
   versions?: Versions;
 }
 
-export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): UserStore {
+export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): UserCommits {
   const dir = path.join(dataDir, 'users');
   fs.mkdirSync(dir, { recursive: true });
   // Plain msgpack maps, not msgpackr records: pooled networks key their venues by id, so nearly
@@ -53,6 +69,8 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   const learned = learnedTables(root, versions);
   const { teaching, learn } = learned;
   const touch = toucher(db);
+  // lmdb-js's own msgpack decoder (its types omit it): the record decoded from the bytes kept for the check.
+  const decoder = (db as unknown as { decoder: { decode(bytes: Uint8Array): unknown } }).decoder;
 
   return {
     read: (app, user) => db.get(userKey(app, user)) as UserRecord | undefined,
@@ -69,6 +87,25 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
         return out.result;
       });
     },
+    modify<T>(app: string, user: string, step: (rec: UserRecord | undefined) => Committed<T>): T {
+      const key = userKey(app, user);
+      // The bytes as read (a copy): the commit compares them with what is stored then.
+      const bytes = db.getBinary(key);
+      const first = step(bytes && (decoder.decode(bytes) as UserRecord));
+      if (first.record === undefined && first.aps.length === 0) return first.result;
+      return teaching(() => {
+        const now = db.getBinaryFast(key);
+        const same = now === undefined ? bytes === undefined : bytes !== undefined && Buffer.compare(now, bytes) === 0;
+        const out = same ? first : step(db.get(key) as UserRecord | undefined);
+        if (out.record) {
+          touch(app, user, out.record);
+          db.putSync(key, out.record);
+        }
+        if (out.aps.length) learn(app, out.aps as ApObservation[]);
+        return out.result;
+      });
+    },
+    teach: (app, aps) => { if (aps.length) teaching(() => learn(app, aps as ApObservation[])); },
     learn: (app, aps) => { if (aps.length) teaching(() => learn(app, aps)); },
     fresh: () => { learned.begin(); root.resetReadTxn(); },
     mergePriors: learned.mergePriors,

@@ -1,0 +1,67 @@
+/**
+ * A detection thread's state in the cluster engine (thread-state.ts, contract §8): the thread's
+ * own NATS connection, learned values, fences and beacons. A commit is a write with the revision
+ * read, run again on a conflict (state/user-view.ts says how detection's synchronous reads and
+ * writes are served). Presence lives in the user's record here, so one conditional write covers
+ * visits, stream state and presence; what the stored run learned is sent after the record, so a
+ * run thrown away on a conflict taught nothing.
+ */
+import { log } from '../log.js';
+import { clock } from '../time/clock.js';
+import { ClusterUserView } from '../state/user-view.js';
+import { openNatsState } from '../state/nats/kit.js';
+import { FenceMirror } from '../geofences/mirror.js';
+import { BeaconMirror } from '../beacons/mirror.js';
+import { NO_PRESENCE } from '../geofences/events.js';
+import type { GeofenceEvent } from '../schemas/visit.js';
+import { isNew, type ThreadState } from './thread-types.js';
+
+let thread: Promise<ThreadState> | null = null;
+
+/** This thread's connection, learned values, fences and beacons: detect and explain share them. */
+export function clusterThread(servers: readonly string[]): Promise<ThreadState> {
+  thread ??= (async () => {
+    const kit = await openNatsState(servers);
+    const fences = new FenceMirror(kit.fences);
+    const beacons = new BeaconMirror(kit.beacons);
+    // The watch's `ready` gives up waiting after a moment; a large registry replays for longer.
+    await Promise.all([fences.ready, beacons.ready.then(() => beacons.settle(60_000, 'warn')), kit.learnedReady]);
+    const view = new ClusterUserView(kit.learned);
+    const send = (writes: Array<() => Promise<void>>) => Promise.all(writes.map((w) => w().catch((err) => log.warn('learned values not stored', { error: String((err as Error)?.message ?? err) }))));
+    const state: ThreadState = {
+      users: view,
+      async commit(app, who, detect, presence) {
+        if (who === null) {
+          const run = view.run(app, null, undefined, detect);
+          await send([...run.learned, ...view.takeMerges()]);
+          return { result: run.result, events: [] };
+        }
+        const done = await kit.users.modify(app, who, (rec) => {
+          const run = view.run(app, who, isNew(rec) ? undefined : rec, detect);
+          let record = run.record ?? rec;
+          let events: GeofenceEvent[] = [];
+          const ev = presence(record.g ?? NO_PRESENCE);
+          events = ev.events;
+          if (ev.changed) record = { ...record, g: ev.presence };
+          record.d = clock.now();
+          return { record, result: { result: run.result, events, learned: run.learned } };
+        });
+        // The stored run's lessons, and the thread's merges of priors: additions, sent after the record.
+        await send([...done.learned, ...view.takeMerges()]);
+        return { result: done.result, events: done.events };
+      },
+      async peek(app, who, detect) {
+        const rec = who === null ? undefined : await kit.users.read(app, who);
+        // What the run collected is dropped: nothing is sent.
+        return view.run(app, who, rec && !isNew(rec) ? rec : undefined, detect).result;
+      },
+      fences(app) {
+        const index = fences.index(app);
+        return index?.size ? { index, info: (id: string) => fences.info(app, id) } : undefined;
+      },
+      beacons: (app) => beacons.view(app),
+    };
+    return state;
+  })().catch((err) => { thread = null; throw err; });
+  return thread;
+}
