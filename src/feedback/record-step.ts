@@ -3,7 +3,7 @@
  * LMDB user store (one write transaction holding the record and what it teaches), or the cluster's
  * user state (a conditional write, run again on a newer record; what it taught is sent after the
  * record was stored, so a run thrown away on a conflict taught nothing), as detection does
- * (pipeline/detect.ts, pipeline/detect-cluster.ts).
+ * (pipeline/thread-embedded.ts, pipeline/thread-cluster.ts).
  */
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';

@@ -1,7 +1,7 @@
 /**
  * Contract §7 in cluster mode (§8): erase, export, app deletion and retention against the
  * cluster's state, so they reach what every node wrote. Geofence presence is part of the user's
- * record there (pipeline/detect-cluster.ts), so erasing the record erases it. Triggers stay with
+ * record there (pipeline/thread-cluster.ts), so erasing the record erases it. Triggers stay with
  * the outbox (kinds.ts `outbox`). Retention runs on the node that holds the cluster's
  * lease, once a minute at most: it reads every user's record (no time index in the cluster), so
  * its cost grows with the number of users, not with the number due.

@@ -2,8 +2,9 @@
  * Per-user state in LMDB: history and open stays (key ['u', app, user]: everything stored about
  * a user belongs to one app, contract §7), in the environment that also holds what the app's
  * detections learn (learned/tables.ts). Worker threads of one process, and processes, share the
- * env; every read-modify-write runs inside one write transaction so concurrent requests of the
- * same user neither lose nor duplicate an update, and what a visit teaches commits with it.
+ * env; every write of a record is one write transaction holding what the visit taught, and
+ * detection's (`modify`) checks there that the record is still the one it ran on (else runs
+ * again), so concurrent requests of the same user neither lose nor duplicate an update.
  */
 import path from 'node:path';
 import fs from 'node:fs';
@@ -94,7 +95,8 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       const first = step(bytes && (decoder.decode(bytes) as UserRecord));
       if (first.record === undefined && first.aps.length === 0) return first.result;
       return teaching(() => {
-        const now = db.getBinaryFast(key);
+        // getBinary, not getBinaryFast: the fast one answers lmdb-js's whole reusable buffer.
+        const now = db.getBinary(key);
         const same = now === undefined ? bytes === undefined : bytes !== undefined && Buffer.compare(now, bytes) === 0;
         const out = same ? first : step(db.get(key) as UserRecord | undefined);
         if (out.record) {

@@ -24,12 +24,22 @@ const fence = (appKey: string, id: string, tag: string | null = 'shop', expiresA
   created_at: '2024-01-01T00:00:00Z', updated_at: '2024-01-01T00:00:00Z', expires_at: expiresAt,
 } as StoredGeofence);
 
-export function stateContract(open: () => Promise<Pair>): void {
+/**
+ * `where`: what the state runs on, in every test's name (e.g. one NATS server, not three).
+ * `unkept`: why a promise of conditional writes cannot hold there (nats-io/nats-server#4320): the
+ * tests that depend on it are reported as todo under that reason instead of failing or passing by chance.
+ */
+export interface ContractOptions { where?: string; unkept?: string }
+
+export function stateContract(open: () => Promise<Pair>, opts: ContractOptions = {}): void {
+  const named = (name: string) => (opts.where ? `${name} [${opts.where}]` : name);
+  const exact = (name: string, fn: () => Promise<void>) =>
+    (opts.unkept ? test(named(name), { todo: opts.unkept }, fn) : test(named(name), fn));
   let p: Pair;
   const ready = open().then((x) => (p = x));
   after(() => p?.close());
 
-  test('apps: written on one node, read and watched on the other; removal too', async () => {
+  test(named('apps: written on one node, read and watched on the other; removal too'), async () => {
     await ready;
     const seen = new Map<string, AppRecord | undefined>();
     const w = p.b.apps.watch((k, v) => seen.set(k, v));
@@ -44,7 +54,7 @@ export function stateContract(open: () => Promise<Pair>): void {
     w.stop();
   });
 
-  test('users: concurrent read-modify-writes from two nodes lose no update', async () => {
+  exact('users: concurrent read-modify-writes from two nodes lose no update', async () => {
     await ready;
     const bump = (n: Node) => n.users.modify('ak_u', 'alice', (rec) => {
       rec.r.push('x');
@@ -58,7 +68,7 @@ export function stateContract(open: () => Promise<Pair>): void {
     assert.equal(await p.a.users.remove('ak_u', 'alice'), false);
   });
 
-  test('users: a user id is any string, scoped by app', async () => {
+  test(named('users: a user id is any string, scoped by app'), async () => {
     await ready;
     const id = 'Ünïcode user/with.dots and * > spaces';
     await p.a.users.modify('ak_s1', id, (rec) => ({ record: { ...rec, r: ['a'] }, result: 0 }));
@@ -68,7 +78,7 @@ export function stateContract(open: () => Promise<Pair>): void {
     assert.equal(await p.b.users.remove('ak_s1', id), true);
   });
 
-  test('users: the retention sweep removes records last written before the cutoff, and only those', async () => {
+  test(named('users: the retention sweep removes records last written before the cutoff, and only those'), async () => {
     await ready;
     await p.a.users.modify('ak_r', 'old', (rec) => ({ record: rec, result: 0 }));
     const cutoff = Date.now() + 86_400_000 * 2; // after every write so far (embedded records carry a slot's end)
@@ -79,7 +89,7 @@ export function stateContract(open: () => Promise<Pair>): void {
     assert.ok(await p.a.users.read('ak_r', 'new'));
   });
 
-  test('learned: merges from two nodes add up, and every node reads the sum', async () => {
+  test(named('learned: merges from two nodes add up, and every node reads the sum'), async () => {
     await ready;
     const key = ['kp', 'ak_l', ''] as const;
     p.b.learned.peek(key);
@@ -94,7 +104,7 @@ export function stateContract(open: () => Promise<Pair>): void {
     await until('the drop to reach the other node', () => p.a.learned.peek(key) === undefined);
   });
 
-  test('fences: one node writes, the other reads, lists, watches; expiry is decided at read time', async () => {
+  test(named('fences: one node writes, the other reads, lists, watches; expiry is decided at read time'), async () => {
     await ready;
     const seen = new Map<string, StoredGeofence | undefined>();
     const w = p.b.fences.watch((k, v) => seen.set(k, v));
@@ -120,7 +130,7 @@ export function stateContract(open: () => Promise<Pair>): void {
     w.stop();
   });
 
-  test('replay: a signature accepted once is refused after, on every node', async () => {
+  exact('replay: a signature accepted once is refused after, on every node', async () => {
     await ready;
     const ts = Math.floor(Date.now() / 1000);
     const accept = async (n: Node, sig: string) => { n.replays.check('ak_p', sig); await n.replays.record('ak_p', sig, ts); };
@@ -131,7 +141,7 @@ export function stateContract(open: () => Promise<Pair>): void {
     await accept(p.b, 'cd'.repeat(32));
   });
 
-  test('lease: one holder at a time, renewed by asking again', async () => {
+  test(named('lease: one holder at a time, renewed by asking again'), async () => {
     await ready;
     assert.equal(await p.a.lease.hold('sweep'), true);
     assert.equal(await p.a.lease.hold('sweep'), true, 'renewed');

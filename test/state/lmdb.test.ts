@@ -21,4 +21,5 @@ stateContract(async () => {
     kind: 'lmdb', a: node, b: node,
     async close() { await replays.close(); await apps.close(); await geofences.close(); await env.close(); },
   };
-});
+  // Its cross-node checks cannot fail here; users-commit.test.ts has a second writer that is another process.
+}, { where: 'embedded, one handle as both nodes' });

@@ -9,11 +9,20 @@
  */
 import { openNatsState } from '../../src/state/nats/kit.js';
 import { clusterReplays } from '../../src/server/replays.js';
-import { startNatsCluster } from '../helpers/nats-server.js';
+import { execFileSync } from 'node:child_process';
+import { NATS_SERVER, startNatsCluster } from '../helpers/nats-server.js';
 import { stateContract, type Node } from './contract.js';
 
+const SERVERS = Number(process.env.NATS_N ?? 1);
+/** The fix of nats-io/nats-server#4320 (conditional writes on R3 streams) shipped in 2.9.21. */
+const FIXED = [2, 9, 21];
+const version = (execFileSync(NATS_SERVER, ['--version'], { encoding: 'utf8' }).match(/v(\d+)\.(\d+)\.(\d+)/) ?? []).slice(1).map(Number);
+const fixed = version.length === 3 && version.reduce((c, v, i) => c || v - FIXED[i], 0) >= 0;
+const where = SERVERS === 1 ? 'one nats-server, replicas 1' : `${SERVERS} nats-servers v${version.join('.')}, replicas ${Math.min(3, SERVERS)}`;
+const unkept = SERVERS >= 3 && !fixed ? `nats-server v${version.join('.')} accepts two writes expecting one revision on R3 (nats-io/nats-server#4320, fixed in 2.9.21)` : undefined;
+
 stateContract(async () => {
-  const nats = await startNatsCluster(Number(process.env.NATS_N ?? 1));
+  const nats = await startNatsCluster(SERVERS);
   const servers = nats.nodes.map((n) => n.url);
   const [ka, kb] = await Promise.all([openNatsState(servers), openNatsState(servers)]);
   const node = (k: typeof ka): Node => ({ apps: k.apps, users: k.users, learned: k.learned, fences: k.fences, replays: clusterReplays(k.replay), lease: k.lease });
@@ -21,4 +30,4 @@ stateContract(async () => {
     kind: 'nats', a: node(ka), b: node(kb),
     async close() { await ka.close(); await kb.close(); await nats.stop(); },
   };
-});
+}, { where, unkept });

@@ -85,3 +85,15 @@ test('embedded: a step whose record changed before its commit runs again on the 
   assert.deepEqual(a.read('ak_c', 'bob')?.r, ['other', 'mine']);
   a.close();
 });
+
+test('embedded: with no other writer, a commit runs its step once (the check compares like with like)', () => {
+  const a = openUserStore(tempDir(), { noSync: true });
+  let runs = 0;
+  for (let i = 0; i < 20; i++) {
+    a.fresh();
+    a.modify('ak_c', 'carol', (rec) => { runs++; return stepOf('v' + i)(rec); });
+  }
+  assert.equal(runs, 20);
+  assert.equal(a.read('ak_c', 'carol')?.r.length, 20);
+  a.close();
+});
