@@ -23,6 +23,12 @@ const weights = {
   labelSpread: 15,
   /** The user's past stays here, by the venues they were ranked to (history.ts labelScores). */
   labels: 1, labelPrior: 0.5,
+  /**
+   * Multipliers of the history labels and the hour-of-week terms at a venue whose source counts
+   * visits (popularity ≥ 0): judged on recorded stays, labels were worth almost nothing there and
+   * the hour of week less (docs/ranking.md, Fitted weights). 1 is the plain model; the refit fits them.
+   */
+  labelsCounted: 1, timeCounted: 1,
   /** Cap on the footprint radius, metres (footprint()). */
   maxRadius: 60,
   /**

@@ -111,7 +111,11 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     const radius = q.priors ? learnedRadius(q.priors.app, q.priors.sync, v.type_id, footprint(v.radius, W), p.footprint) : footprint(v.radius, W);
     let ofKind = kindScore[kind];
     if (ofKind !== ofKind) ofKind = kindScore[kind] = kindLog(q, lp, kind, p);
-    if (rec) for (let k = 0; k < KIND_PARTS.length; k++) rec.factor(i, KIND_PARTS[k], kindParts[kind * KIND_PARTS.length + k]);
+    // A venue whose source counts visits takes the hour-of-week term times timeCounted: noted as the same factor, so explain adds up.
+    const isCounted = v.popularity >= 0;
+    const towExtra = isCounted && W.timeCounted !== 1 ? (W.timeCounted - 1) * kindParts[kind * KIND_PARTS.length] : 0;
+    ofKind += towExtra;
+    if (rec) for (let k = 0; k < KIND_PARTS.length; k++) rec.factor(i, KIND_PARTS[k], kindParts[kind * KIND_PARTS.length + k] + (k === 0 ? towExtra : 0));
     // Every term below goes through noted(): the identity in detection, an explanation's record when explaining.
     if (lp && W.type) ofKind += noted(rec, i, 'type', W.type * typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor, p.typePriors));
     const own = noted(rec, i, 'distance', W.gps * gpsLogLik(distance, q.sigma, radius)) + ofKind;
@@ -122,7 +126,7 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     if (ssids.length) s += noted(rec, i, 'wifi_names', W.ssid * ssidLog(ssids, v));
     for (let j = 0; j < pooled; j++) { const a = q.pooled![j]; if (a) s += noted(rec, i, 'wifi_networks', W.pooledAp * pooledLog(a, poolBest[j], v.id)); }
     if (nStays && W.history) s += noted(rec, i, 'history', W.history * historyLog(stays, nStays, v.lat, v.lon, radius));
-    if (labelled) s += noted(rec, i, 'history_labels', W.labels * labelScore[i]);
+    if (labelled) s += noted(rec, i, 'history_labels', W.labels * (isCounted ? W.labelsCounted : 1) * labelScore[i]);
     if (beaconed) s += noted(rec, i, 'beacons', B.weight * beaconScore[i]);
     if (learnedBeacons) s += noted(rec, i, 'beacons_learned', B.learnedWeight * learnedBeaconScore[i]);
     score[i] = s;
