@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { describe, fitLogit, type Columns } from '../src/research/fit/logit.js';
 import { F, FACTORS, label, type LabelledStay } from '../src/research/fit/record.js';
 import { readStays, writeStays } from '../src/research/fit/stays-file.js';
+import { worseSets } from '../src/research/fit/guard.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -71,4 +72,16 @@ test('labelled rankings survive their file (the form feedback would arrive in)',
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+});
+
+test('the write guard tolerates top1 within its run-to-run spread, and holds ECE to the target', () => {
+  const row = (set: string, b: number, a: number, eb = 0.02, ea = 0.02) => ({ set, before: { top1: b, ece: eb }, after: { top1: a, ece: ea } });
+  const names = (rows: ReturnType<typeof row>[], tol?: number) => worseSets(rows, tol).map((r) => r.set);
+  // The calibration-only refit's worst held-out loss (NYC h2) passes; 0.0022 lower does not.
+  assert.deepEqual(names([row('h2', 0.7997, 0.7986, 0.041, 0.023), row('h2-ia', 0.7997, 0.7975)]), ['h2-ia']);
+  assert.deepEqual(names([row('h2', 0.7997, 0.7986)], 0), ['h2'], 'no tolerance: any loss refuses');
+  // ECE above the 0.03 target refuses when it grew; an ECE above target that shrank passes.
+  assert.deepEqual(names([row('m2', 0.79, 0.79, 0.02, 0.031), row('m3', 0.77, 0.79, 0.034, 0.032)]), ['m2']);
+  const stream = { set: 'u2', before: { top1: 0.87, precision: 0.927, recall: 0.948 }, after: { top1: 0.87, precision: 0.92, recall: 0.948 } };
+  assert.deepEqual(worseSets([stream]).map((r) => r.set), ['u2'], 'streams keep precision');
 });
