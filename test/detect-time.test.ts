@@ -6,16 +6,9 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseStamp, stampMs } from '../src/time/stamp.js';
 import { ISO_TIMESTAMP } from '../src/schemas/detect-request.js';
+// Seeded: the same strings on every run.
+import { mulberry32 as rng } from '../src/research/rng.js';
 
-/** mulberry32: the same strings on every run. */
-function rng(seed: number): () => number {
-  return () => {
-    seed = (seed + 0x6d2b79f5) | 0;
-    let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 test('instants and offsets agree with Date.parse on 200,000 schema-shaped stamps, odd ones included', () => {
   const r = rng(7);

@@ -9,6 +9,7 @@ import { describe, fitLogit, type Columns } from '../src/research/fit/logit.js';
 import { F, FACTORS, label, type LabelledStay } from '../src/research/fit/record.js';
 import { readStays, writeStays } from '../src/research/fit/stays-file.js';
 import { worseSets } from '../src/research/fit/guard.js';
+import { mulberry32 as uniform } from '../src/research/rng.js';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -16,16 +17,6 @@ import path from 'node:path';
 const cols: Columns = { k: F, row: (s, r, out) => { for (let j = 0; j < F; j++) out[j] = s.x[r * F + j]; } };
 const DIST = FACTORS.indexOf('distance'), POP = FACTORS.indexOf('popularity'), NONE = FACTORS.indexOf('none'), BEACONS = FACTORS.indexOf('beacons');
 
-/** mulberry32: the same stays on every run. */
-function uniform(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function draw(n: number, truth: { dist: number; pop: number; none: number }): LabelledStay[] {
   const u = uniform(7), out: LabelledStay[] = [];

@@ -1,16 +1,7 @@
 /** Seeded randomness for benchmarks: the same seed gives the same workload on every run. */
+import { mulberry32 } from '../../src/research/rng.js';
 
-/** mulberry32: a tiny 32-bit PRNG, good enough for workloads (not for anything secret). */
-export function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32 };
 
 export interface Rng {
   /** [0, 1) */

@@ -12,6 +12,8 @@ import { haversineM } from '../../src/geo/distance.js';
 import { runImport } from '../../src/venues/import/build.js';
 import { buildIndex, nearIds, openIndex } from '../../src/venues/spatial-index.js';
 import { loadStore, openStore, watchStore, type StoreHandle } from '../../src/venues/store.js';
+// Seeded, so failures reproduce.
+import { mulberry32 as rng } from '../../src/research/rng.js';
 
 const pbf = fileURLToPath(new URL('../../../data/monaco-latest.osm.pbf', import.meta.url));
 const storeModule = new URL('../../src/venues/store.js', import.meta.url).href;
@@ -19,10 +21,6 @@ const buildModule = new URL('../../src/venues/import/build.js', import.meta.url)
 let root: string;
 let first: StoreHandle;
 
-/** Seeded, so failures reproduce. */
-function rng(seed: number): () => number {
-  return () => ((seed = (Math.imul(seed ^ (seed >>> 15), 0x2c1b3c6d) + 0x6d2b79f5) >>> 0) / 4294967296);
-}
 
 function syntheticJsonl(n: number, seed: number): string {
   const r = rng(seed);
