@@ -26,10 +26,20 @@ after(async () => {
 
 const UUID = 'f7826da6-4fa2-4e98-8024-bc5b71e0893e';
 const CLOTHES = 'n5765808355', WINE = 'n5765826653';
-let sent = 0;
-/** Every request a second earlier than the one before: an identical body is never taken for a replay. */
+const used = new Set<number>();
+/**
+ * Every request signed at a second no other request used: an identical body sent twice (the racing
+ * creates) is never taken for a replay. (Now minus a counter was not enough: when the clock ticked a
+ * second between two calls, the second call's timestamp equalled the first's.)
+ */
+function stamp(): number {
+  let t = Math.floor(Date.now() / 1000);
+  while (used.has(t)) t--;
+  used.add(t);
+  return t;
+}
 const call = (node: Running, app: TestApp, path: string, body?: unknown) =>
-  signed(node.url, app, path, body, { timestamp: Math.floor(Date.now() / 1000) - sent++ });
+  signed(node.url, app, path, body, { timestamp: stamp() });
 const base = (app: TestApp) => `/v2/apps/${app.app_key}/beacons`;
 
 /** A stay between the two shops (6 m apart) whose fixes cannot tell them apart (beacons-api.test.ts). */

@@ -7,6 +7,7 @@
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { isDeepStrictEqual } from 'node:util';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -44,7 +45,13 @@ test('recent detections: newest first, request and answer as sent, at most the c
     assert.equal(r.status, 200);
     answers.push(r.body);
   }
-  const list = await until('three recent detections', async () => { const l = await admin(`/admin/apps/${app.app_key}/recent`); return l.body.count === 3 ? l : undefined; });
+  // Kept after the answer (the writes are queued): wait for the fourth, not just for three listed.
+  const list = await until('the last detection kept, three listed', async () => {
+    const l = await admin(`/admin/apps/${app.app_key}/recent`);
+    if (l.body.count !== 3) return undefined;
+    const first = await admin(`/admin/apps/${app.app_key}/recent/${l.body.detections[0].id}`);
+    return isDeepStrictEqual(first.body.request, visit('ad-1', '09')) ? l : undefined;
+  });
   assert.equal(list.body.kept, true);
   assert.deepEqual(list.body.detections.map((d: any) => d.user), ['ad-1', 'ad-1', 'ad-1']);
   const newest = await admin(`/admin/apps/${app.app_key}/recent/${list.body.detections[0].id}`);
