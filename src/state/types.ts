@@ -1,9 +1,9 @@
 /**
- * The state Dwell keeps at run time, by kind, with what each operation promises. Two
- * implementations: the embedded one (LMDB under DWELL_DATA_DIR, one process: state/lmdb/) and
- * the cluster one (NATS JetStream KV, any number of nodes: state/nats/). test/state/ runs one
- * contract suite against both. Everything here is async because the cluster's answers are; the
- * embedded implementation answers at once.
+ * The state Dwell keeps at run time, by kind, with what each operation promises, as the cluster
+ * engine implements it (NATS JetStream KV, any number of nodes: state/nats/). The embedded engine
+ * (LMDB under DWELL_DATA_DIR, one process) keeps these promises in its feature classes, opened by
+ * server/state-embedded.ts; test/state/ checks both (contract.ts, embedded.test.ts). Everything
+ * here is async because the cluster's answers are.
  *
  * Failure: an operation the cluster cannot answer in time rejects with DwellError `unavailable`
  * (503 with Retry-After), never hangs; nothing is half-written by a rejected write.

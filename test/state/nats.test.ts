@@ -27,7 +27,7 @@ stateContract(async () => {
   const [ka, kb] = await Promise.all([openNatsState(servers), openNatsState(servers)]);
   const node = (k: typeof ka): Node => ({ apps: k.apps, users: k.users, learned: k.learned, fences: k.fences, replays: clusterReplays(k.replay), lease: k.lease });
   return {
-    kind: 'nats', a: node(ka), b: node(kb),
+    a: node(ka), b: node(kb),
     async close() { await ka.close(); await kb.close(); await nats.stop(); },
   };
 }, { where, unkept });
