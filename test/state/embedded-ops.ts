@@ -35,6 +35,7 @@ export function openOps(dir: string) {
   const u = () => (users ??= openUserStore(dir, { noSync: true }));
   const g = () => (fences ??= new GeofenceStore(dir, { noSync: true }));
   const apps = () => (registry ??= AppRegistry.embedded(dir, { secretGraceS: 60, allowPrivate: true }));
+  const privacy = () => (records ??= openPrivacyStores(dir, g(), undefined as never, DAY_MS).records);
   const locks: Array<{ release(): void }> = [];
   return {
     /** A detection commit appending `id` to the record's counted ids; the step spins `spinMs` so two threads' steps overlap. */
@@ -53,10 +54,13 @@ export function openOps(dir: string) {
     },
     /** The erase of DELETE /v1/users (privacy/embedded.ts): how many records went. */
     async usersErase(app: string, user: string): Promise<number> {
-      records ??= openPrivacyStores(dir, g(), undefined as never, DAY_MS).records;
       const out = { user_records: 0, visit_history_places: 0, past_stays: 0, open_stays: 0, geofence_presence: 0 } as ErasedFromRecord & { geofence_presence: number };
-      await records.erase(app, user, out);
+      await privacy().erase(app, user, out);
       return out.user_records;
+    },
+    /** App deletion's part in the users environment (privacy/embedded.ts): how many learned values went. */
+    async learnedDropApp(app: string): Promise<number> {
+      return (await privacy().deleteApp(app)).learned;
     },
     /** Adds a thread's pending kind priors (learned/tables.ts mergePriors); answers the stored sum. */
     async learnedPriors(app: string, add: number[]): Promise<number[]> {

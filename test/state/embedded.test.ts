@@ -90,7 +90,7 @@ test('users: a user id is any string, scoped by app', async () => {
   assert.equal(await b.usersErase('ak_s1', id), 1);
 });
 
-test('learned: merges from two threads add up, and each reads the sum and what the other taught', async () => {
+test('learned: merges from two threads add up, each reads the sum and what the other taught; an app\'s deletion on one is seen by the other', async () => {
   const b = await ready;
   await Promise.all(Array.from({ length: 10 }, (_, i) => (i % 2 ? a : b).learnedPriors('ak_l', [1, 2])));
   assert.deepEqual(await a.learnedPriors('ak_l', [0, 0]), [10, 20]);
@@ -99,6 +99,9 @@ test('learned: merges from two threads add up, and each reads the sum and what t
   const place = await b.learnedPlace('ak_l', 'aa:bb:cc:dd:ee:ff');
   assert.ok(place?.includes(43.7) && place.includes(7.4), `the place taught: ${JSON.stringify(place)}`);
   assert.equal(await b.learnedPlace('ak_other', 'aa:bb:cc:dd:ee:ff'), null);
+  assert.equal(await b.learnedDropApp('ak_l'), 2, 'the priors and the place');
+  assert.deepEqual(await a.learnedPriors('ak_l', [0, 0]), [0, 0]);
+  assert.equal(await a.learnedPlace('ak_l', 'aa:bb:cc:dd:ee:ff'), null);
 });
 
 test('fences: the HTTP thread writes, another thread\'s store and detection view read, list and see updates; expiry is decided at read time [embedded: one writer, no watch: a detection reads the change log each request]', async () => {
