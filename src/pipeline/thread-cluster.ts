@@ -13,7 +13,6 @@ import { openNatsState } from '../state/nats/kit.js';
 import { FenceMirror } from '../geofences/mirror.js';
 import { BeaconMirror } from '../beacons/mirror.js';
 import { NO_PRESENCE } from '../geofences/events.js';
-import type { GeofenceEvent } from '../schemas/visit.js';
 import { isNew, type ThreadState } from './thread-types.js';
 
 let thread: Promise<ThreadState> | null = null;
@@ -39,12 +38,10 @@ export function clusterThread(servers: readonly string[]): Promise<ThreadState> 
         const done = await kit.users.modify(app, who, (rec) => {
           const run = view.run(app, who, isNew(rec) ? undefined : rec, detect);
           let record = run.record ?? rec;
-          let events: GeofenceEvent[] = [];
           const ev = presence(record.g ?? NO_PRESENCE);
-          events = ev.events;
           if (ev.changed) record = { ...record, g: ev.presence };
           record.d = clock.now();
-          return { record, result: { result: run.result, events, learned: run.learned } };
+          return { record, result: { result: run.result, events: ev.events, learned: run.learned } };
         });
         // The stored run's lessons, and the thread's merges of priors: additions, sent after the record.
         await send([...done.learned, ...view.takeMerges()]);
