@@ -53,21 +53,17 @@ export class BeaconMirror {
   /** Every key's latest known revision; undefined `rec`: removed by this node, marker not seen yet. */
   private readonly revisions = new Map<string, { rec: StoredBeacon | undefined; revision: number }>();
   private readonly apps = new Map<string, AppCopy>();
+  /** The latest revision the watch brought: a write of this node's at or below it is already here. */
   private seen = 0;
   /** One counter for all apps: an app emptied and filled again never shows an old version. */
   private clock = 0;
-  private waiters: Array<{ revision: number; wake: () => void }> = [];
   private readonly watching: Watching;
 
-  constructor(private readonly state: BeaconsState) {
+  constructor(state: BeaconsState) {
     this.watching = state.watch((key, rec, revision) => {
       this.change(key, rec, revision);
       if (!rec && this.revisions.get(key)?.revision === revision) this.revisions.delete(key);
       if (revision > this.seen) this.seen = revision;
-      if (!this.waiters.length) return;
-      const due = this.waiters.filter((w) => w.revision <= this.seen);
-      this.waiters = this.waiters.filter((w) => w.revision > this.seen);
-      for (const w of due) w.wake();
     });
   }
 
@@ -79,17 +75,9 @@ export class BeaconMirror {
    * 503 `unavailable` when `late` is 'refuse', or lets the caller go on with what it has ('warn').
    */
   async settle(maxMs = SETTLE_MS, late: 'refuse' | 'warn' = 'refuse'): Promise<void> {
-    const last = await this.state.lastRevision();
-    if (this.seen >= last) return;
-    let timer: NodeJS.Timeout | undefined;
-    const caughtUp = await new Promise<boolean>((wake) => {
-      this.waiters.push({ revision: last, wake: () => wake(true) });
-      timer = setTimeout(() => wake(false), maxMs);
-    });
-    clearTimeout(timer);
-    if (caughtUp) return;
+    if (await this.watching.caughtUp(maxMs)) return;
     if (late === 'refuse') throw new DwellError('unavailable', 'this node\'s copy of the beacon registry is still catching up with the cluster; try again shortly', undefined, 1);
-    log.warn('beacon copy behind the cluster; going on with it', { seen: this.seen, last });
+    log.warn('beacon copy behind the cluster; going on with it', { seen: this.seen });
   }
 
   /**

@@ -24,7 +24,8 @@ export function lmdbFences(store: GeofenceStore): FencesState {
     scan: async (app) => [...store.scan(app)],
     watch(fn) {
       watchers.add(fn);
-      return { ready: Promise.resolve(), stop: () => { watchers.delete(fn); } };
+      // Told in this process as each write commits: never behind.
+      return { ready: Promise.resolve(), stop: () => { watchers.delete(fn); }, caughtUp: async () => true };
     },
   };
 }

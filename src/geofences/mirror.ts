@@ -35,6 +35,11 @@ export class FenceMirror {
     return this.watching.ready;
   }
 
+  /** True once this copy holds every fence written before the call (state/nats/catch-up.ts). */
+  caughtUp(maxMs: number): Promise<boolean> {
+    return this.watching.caughtUp(maxMs);
+  }
+
   /** The app's index, built on first use; undefined when the app has no fences. */
   index(app: string): FenceIndex | undefined {
     const recs = this.records.get(app);

@@ -53,11 +53,14 @@ function outcome(task: DetectTask, t: ThreadState): Maybe<DetectOutcome> {
   const body = parseJson(task.gzip ? inflateSync(task.body) : task.body);
   const valid = validateDetect(body, task.now);
   const app = task.app.app_key;
-  const ctx: DetectContext = { venues: openStore(task.store), users: t.users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS,
-    beacons: t.beacons(app) };
+  const venues = openStore(task.store);
   const b = valid.body;
   const who = userOf(b);
-  const detect = () => (valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx));
+  // The app's beacons as the thread knows them when the run starts (in the cluster, after its copies caught up).
+  const detect = () => {
+    const ctx: DetectContext = { venues, users: t.users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS, beacons: t.beacons(app) };
+    return valid.kind === 'structured' ? detectStructured(valid.body, ctx) : detectUnstructured(valid.body, ctx);
+  };
   // Most apps have no fences: their requests' fixes are not gathered (parsed, sorted) at all.
   let fixes: readonly Fix[] | null = null;
   const fixesOf = () => (fixes ??= asFixes('events' in b ? b.events.flatMap((e) => e.data) : b.data));

@@ -12,7 +12,7 @@ import { parseJson } from '../http/json-body.js';
 import { validateDetect } from '../schemas/validate-detect.js';
 import { openStore } from '../venues/store.js';
 import { estimateAddress } from '../venues/address.js';
-import { DEFAULT_PARAMS, type DetectContext } from '../detect/index.js';
+import { DEFAULT_PARAMS } from '../detect/index.js';
 import { explainDetect, type Explanation, type ValidBody } from '../detect/explain/explain.js';
 import { userOf } from '../users/identity.js';
 import type { Versions } from '../learned/cache.js';
@@ -38,10 +38,11 @@ export function explainTask(versions: Versions): (task: ExplainTask) => Maybe<Ex
 /** explainDetect writes nothing through the store (read-only-users.ts); `peek` commits nothing either. */
 function explain(task: ExplainTask, t: ThreadState, valid: ValidBody): Maybe<Explanation> {
   const app = task.app.app_key;
-  const ctx: DetectContext = {
-    venues: openStore(task.store), users: t.users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS, beacons: t.beacons(app),
-  };
-  return t.peek(app, userOf(valid.body), () => explainDetect(valid, ctx));
+  const venues = openStore(task.store);
+  // Beacons read as the run starts, after the cluster's copies caught up (thread-cluster.ts).
+  return t.peek(app, userOf(valid.body), () => explainDetect(valid, {
+    venues, users: t.users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS, beacons: t.beacons(app),
+  }));
 }
 
 const explained = (explanation: Explanation): ExplainResult => ({ ok: true, explanation });

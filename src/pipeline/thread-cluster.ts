@@ -16,6 +16,8 @@ import { NO_PRESENCE } from '../geofences/events.js';
 import { isNew, type ThreadState } from './thread-types.js';
 
 let thread: Promise<ThreadState> | null = null;
+/** How long a detection waits for its thread's copies to catch up before going on without. */
+const CATCH_UP_MS = 2_000;
 
 /** This thread's connection, learned values, fences and beacons: detect and explain share them. */
 export function clusterThread(servers: readonly string[]): Promise<ThreadState> {
@@ -26,10 +28,18 @@ export function clusterThread(servers: readonly string[]): Promise<ThreadState> 
     // The watch's `ready` gives up waiting after a moment; a large registry replays for longer.
     await Promise.all([fences.ready, beacons.ready.then(() => beacons.settle(60_000, 'warn')), kit.learnedReady]);
     const view = new ClusterUserView(kit.learned);
+    // Contract §8: a fence or beacon written through any node before this request is in this
+    // thread's copies before detection reads them (catch-up.ts). Behind after a while (a watch cut
+    // off by an outage), detection goes on with what the copies hold, saying so.
+    const current = async () => {
+      const [f] = await Promise.all([fences.caughtUp(CATCH_UP_MS), beacons.settle(CATCH_UP_MS, 'warn')]);
+      if (!f) log.warn('geofence copy behind the cluster; going on with it', {});
+    };
     const send = (writes: Array<() => Promise<void>>) => Promise.all(writes.map((w) => w().catch((err) => log.warn('learned values not stored', { error: String((err as Error)?.message ?? err) }))));
     const state: ThreadState = {
       users: view,
       async commit(app, who, detect, presence) {
+        await current();
         if (who === null) {
           const run = view.run(app, null, undefined, detect);
           await send([...run.learned, ...view.takeMerges()]);
@@ -48,6 +58,7 @@ export function clusterThread(servers: readonly string[]): Promise<ThreadState> 
         return { result: done.result, events: done.events };
       },
       async peek(app, who, detect) {
+        await current();
         const rec = who === null ? undefined : await kit.users.read(app, who);
         // What the run collected is dropped: nothing is sent.
         return view.run(app, who, rec && !isNew(rec) ? rec : undefined, detect).result;

@@ -15,8 +15,11 @@ import type { UserRecord } from '../users/records.js';
 /** One change seen by a watch: the record as it now is, or undefined once deleted. */
 export type Change<T> = (key: string, value: T | undefined) => void;
 
-/** A running watch: `ready` once the values stored when it began have been seen. */
-export interface Watching { ready: Promise<void>; stop(): void }
+/**
+ * A running watch: `ready` once the values stored when it began have been seen; `caughtUp` true
+ * once every change acknowledged before the call has been (false: still behind after `maxMs`).
+ */
+export interface Watching { ready: Promise<void>; stop(): void; caughtUp(maxMs: number): Promise<boolean> }
 
 /** Apps by app key. Every node holds them all in memory (a request is verified without a round trip). */
 export interface AppsState {

@@ -131,6 +131,20 @@ export function stateContract(open: () => Promise<Pair>, opts: ContractOptions =
     w.stop();
   });
 
+  test(named('fences: a watch caught up holds every fence the other node wrote before (a detection right after a create sees it)'), async () => {
+    await ready;
+    const seen = new Set<string>();
+    const w = p.b.fences.watch((k, v) => { if (v) seen.add(k); });
+    await w.ready;
+    for (let i = 0; i < 40; i++) {
+      const id = `gf_${(0xc0 + i).toString(16).padStart(24, '0')}`;
+      await p.a.fences.put(fence('ak_c', id));
+      assert.equal(await w.caughtUp(5_000), true, 'caught up within 5 s');
+      assert.ok(seen.has(`ak_c.${id}`), `fence ${i} in the watching copy as soon as caughtUp resolves`);
+    }
+    w.stop();
+  });
+
   exact('replay: a signature accepted once is refused after, on every node', async () => {
     await ready;
     const ts = Math.floor(Date.now() / 1000);

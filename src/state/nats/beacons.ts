@@ -3,8 +3,8 @@
  * `<app>.<uuid, 32 hex>.<major>.<minor>` → the record. The key is the uniqueness of uuid/major/
  * minor within an app: a create is `kv.create` (refused when the key holds a record), an update
  * names the revision it read, so two nodes never both win. Readers keep an in-memory copy that
- * follows the bucket's watch (beacons/mirror.ts); `lastRevision` lets a reader wait until its copy
- * holds every write acknowledged before it asked.
+ * follows the bucket's watch (beacons/mirror.ts); the watch's `caughtUp` lets a reader wait until
+ * its copy holds every write acknowledged before it asked.
  */
 import type { KV } from '@nats-io/kv';
 import type { StoredBeacon } from '../../schemas/beacon.js';
@@ -23,8 +23,6 @@ export interface BeaconsState {
   remove(key: string, revision?: number): Promise<void>;
   /** The live keys of an app, as the cluster has them now. */
   keys(app: string): Promise<string[]>;
-  /** The bucket's latest revision (its stream's last sequence). */
-  lastRevision(): Promise<number>;
   /** Every entry (latest values first, then each change): the record, or undefined once removed. */
   watch(fn: (key: string, rec: StoredBeacon | undefined, revision: number) => void): Watching;
 }
@@ -47,9 +45,6 @@ export function natsBeacons(kv: KV): BeaconsState {
       await guard(() => kv.delete(key, revision === undefined ? {} : { previousSeq: revision }));
     },
     keys: (app) => keysOf(kv, `${app}.>`),
-    async lastRevision() {
-      return (await guard(() => kv.status())).streamInfo.state.last_seq;
-    },
-    watch: (fn) => follow(kv, (e) => fn(e.key, decode<StoredBeacon>(e), e.revision)),
+      watch: (fn) => follow(kv, (e) => fn(e.key, decode<StoredBeacon>(e), e.revision)),
   };
 }

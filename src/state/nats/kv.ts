@@ -7,6 +7,8 @@ import type { KV, KvEntry, KvOptions } from '@nats-io/kv';
 import { JetStreamApiError } from '@nats-io/jetstream';
 import { log } from '../../log.js';
 import { retrying, unavailable, type NatsState } from './connect.js';
+import { CatchUp } from './catch-up.js';
+import type { Watching } from '../types.js';
 
 /** How long opening a bucket may retry at start-up: a new three-server cluster can take seconds to place an R3 stream. */
 const OPEN_WINDOW_MS = 30_000;
@@ -59,9 +61,11 @@ export async function keysOf(kv: KV, filter = '>'): Promise<string[]> {
 /**
  * Follows every key of `kv` (its latest value first, then each change) until stopped; watches
  * again after an outage, from the latest values, so a follower never stays behind. `ready`
- * resolves once the values stored when the watch began have been seen.
+ * resolves once the values stored when the watch began have been seen; `caughtUp` once every write
+ * acknowledged before the call has (catch-up.ts).
  */
-export function follow(kv: KV, onEntry: (e: KvEntry) => void): { ready: Promise<void>; stop(): void } {
+export function follow(kv: KV, onEntry: (e: KvEntry) => void): Watching {
+  const catchUp = new CatchUp(async () => (await guard(() => kv.status())).streamInfo.state.last_seq);
   let stopped = false;
   let stopCurrent: (() => void) | null = null;
   let markReady!: () => void;
@@ -78,6 +82,7 @@ export function follow(kv: KV, onEntry: (e: KvEntry) => void): { ready: Promise<
         fallback.unref?.();
         for await (const e of w) {
           onEntry(e);
+          catchUp.saw(e.revision);
           if (!e.delta) markReady();
         }
         clearTimeout(fallback);
@@ -88,5 +93,5 @@ export function follow(kv: KV, onEntry: (e: KvEntry) => void): { ready: Promise<
     }
   };
   void run();
-  return { ready, stop: () => { stopped = true; stopCurrent?.(); } };
+  return { ready, stop: () => { stopped = true; stopCurrent?.(); }, caughtUp: (maxMs) => catchUp.caughtUp(maxMs) };
 }
