@@ -18,6 +18,26 @@ export type UploaderFactory = (s: BucketSettings) => Uploader;
 /** Object metadata of every export: a gzip file, not gzip-encoded JSON, so downloads stay .gz. */
 export const CONTENT_TYPE = 'application/gzip';
 
+/**
+ * An uploader whose real one is made on its first put (exporter.ts: the SDK is imported then).
+ * A failed making is tried again on the next put, as a factory that throws is asked again.
+ */
+export function madeOnFirstPut(make: () => Promise<Uploader>): Uploader {
+  let made: Promise<Uploader> | null = null;
+  return {
+    async put(key, body, timeoutMs) {
+      made ??= make().catch((err) => {
+        made = null;
+        throw err;
+      });
+      await (await made).put(key, body, timeoutMs);
+    },
+    close() {
+      void made?.then((u) => u.close(), () => {});
+    },
+  };
+}
+
 export class UploaderCache {
   private readonly clients = new Map<string, Uploader>();
 
