@@ -53,6 +53,10 @@ const SETTINGS = {
   workers: { env: 'DWELL_WORKERS', doc: 'detection worker threads', parse: int(1, 256), fallback: () => Math.max(1, availableParallelism()) },
   workerTasks: { env: 'DWELL_WORKER_TASKS', doc: 'detections handed to each worker ahead of time (more: fewer thread hand-offs; fewer: a shorter wait behind a slow one)', parse: int(1, 1024), fallback: () => 12 },
   cacheMb: { env: 'DWELL_CACHE_MB', doc: 'MB the detection workers\' in-heap caches may hold together (learned access points and networks, venue records, estimated addresses, Wi-Fi names), split evenly between the workers', parse: int(8, 1_048_576), fallback: () => DEFAULT_CACHE_MB },
+  warmUp: { env: 'DWELL_WARM_UP', doc: '`on`: /readyz waits for the detection workers to warm up on the venue store (synthetic detections until a detection\'s time stops falling, at most ~15 s); `off`: ready without warming, the first requests then run cold (tests and one-off runs, not a node that takes traffic)', parse: (raw: string): 'on' | 'off' => {
+    if (raw !== 'on' && raw !== 'off') throw new Error(`expected on or off, got ${JSON.stringify(raw)}`);
+    return raw;
+  }, fallback: (): 'on' | 'off' => 'on' },
   maxQueue: { env: 'DWELL_MAX_QUEUE', doc: 'detections waiting for a worker before new ones are shed with 503', parse: int(1, 1_000_000), fallback: () => 2048 },
   rateLimit: { env: 'DWELL_RATE_LIMIT', doc: 'signed requests a second per app, bursts up to the same (0: unlimited)', parse: int(0, 10_000_000), fallback: () => 0 },
   postbackConcurrency: { env: 'DWELL_POSTBACK_CONCURRENCY', doc: 'postback sends in flight per app', parse: int(1, 10_000), fallback: () => 32 },

@@ -50,7 +50,7 @@ export async function startServer(config: Config): Promise<Server> {
   await dropUnscopedUsers(config.dataDir);
   // Keys first: a wrong one is refused (by name) before anything opens or listens.
   const keyring = keyringFrom(config);
-  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue, config.cacheMb);
+  const pool = new DetectPool(config.workers, config.workerTasks, config.maxQueue, config.cacheMb, config.warmUp);
   // Every kind of state, in whichever engine DWELL_STATE names: nothing below asks which.
   const kit = await openState(config, { keyring, metrics, versions: pool.versions }).catch(async (err) => { await pool.close(); throw err; });
   const { apps, outbox, replays, recent } = kit;
