@@ -69,7 +69,7 @@ test('SIGTERM lets an in-flight request finish, then exits 0', async () => {
 });
 
 test('SIGTERM while the workers are still warming up exits 0', { timeout: 60_000 }, async (t) => {
-  const dwell = await startDwell({}, { ready: false });
+  const dwell = await startDwell({ DWELL_WARM_UP: 'on' }, { ready: false });
   // Straight after `listening` the workers run their warm-up detections (server/warm-up.ts).
   const warming = !dwell.logs.some((l) => l.includes('"detection workers warm"'));
   assert.equal(await dwell.stop('SIGTERM'), 0);

@@ -21,7 +21,7 @@ async function tasksPerWorker(url: string): Promise<Map<string, number>> {
 }
 
 test('detections sent one at a time take the two workers in turn', async () => {
-  const dwell = await startDwell({ DWELL_WORKERS: '2' });
+  const dwell = await startDwell({ DWELL_WORKERS: '2', DWELL_WARM_UP: 'on' });
   try {
     const app = await createApp(dwell.url);
     const before = await tasksPerWorker(dwell.url);

@@ -55,8 +55,13 @@ export async function startDwell(env: Record<string, string> = {}, opts: { ready
       DWELL_HOST: '127.0.0.1',
       DWELL_DATA_DIR: dataDir,
       DWELL_ADMIN_TOKEN: ADMIN_TOKEN,
+      // Two workers, so consecutive requests run on different threads (each with its own caches
+      // and store snapshots), as in production.
       DWELL_WORKERS: '2',
       DWELL_POSTBACK_ALLOW_PRIVATE: 'true',
+      // Ready without the workers' warm-up (server/pool.ts): it made about half of a start's CPU,
+      // and the tests start ~100 servers. A test of the warm-up itself passes DWELL_WARM_UP: 'on'.
+      DWELL_WARM_UP: 'off',
       ...env,
     },
     startTimeoutMs: 60_000,
