@@ -1,8 +1,8 @@
 /**
  * GET /readyz (contract §6): ready while the venue store is open, the detection workers have
  * warmed up on it (server/warm-up.ts: a node that joins a pool under load must not serve its
- * first minute cold) and the delivery queues run (the delivery worker has started its senders),
- * and not while shutting down. The answer names
+ * first minute cold; with DWELL_WARM_UP=off they count as warm at once) and the delivery queues
+ * run (the delivery worker has started its senders), and not while shutting down. The answer names
  * each part's state, so an operator sees which one holds readiness back. `secrets: unsealed` (no
  * DWELL_SECRET_KEY: app secrets stored in clear) is shown, not held against readiness: it is how
  * every node ran before the key existed.
