@@ -4,6 +4,7 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import http from 'node:http';
 import { connect } from 'node:net';
 import { gzipSync } from 'node:zlib';
 import { tempDir } from '../helpers/server.js';
@@ -177,22 +178,33 @@ test('10,000 bad requests in a row leave the server answering and memory near it
     return Number(/^process_resident_memory_bytes (\d+)/m.exec(text)![1]);
   };
   const bad = gzipSync(JSON.stringify(visitRequest()));
-  const headers = { 'content-encoding': 'gzip', 'x-app-key': dwell.app.app_key, 'x-timestamp': String(Math.floor(Date.now() / 1000)), 'x-signature': 'ab'.repeat(32) };
+  const headers = { 'content-encoding': 'gzip', 'content-length': String(bad.length), 'x-app-key': dwell.app.app_key, 'x-timestamp': String(Math.floor(Date.now() / 1000)), 'x-signature': 'ab'.repeat(32) };
+  // node:http on 32 kept-alive sockets, as fetch would open, but at a quarter of fetch's CPU in
+  // this process (measured: 1.4 s against 5.9 s for 10,000): the server gets the same requests.
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 32 });
+  const post = () => new Promise<number>((resolve, reject) => {
+    const req = http.request(dwell.url + '/v1/detect', { method: 'POST', headers, agent }, (res) => {
+      res.resume().on('end', () => resolve(res.statusCode!)).on('error', reject);
+    });
+    req.on('error', reject).end(bad);
+  });
   const warm = async (n: number) => {
     let next = 0;
     const worker = async () => {
-      while (next++ < n) {
-        const r = await fetch(dwell.url + '/v1/detect', { method: 'POST', headers, body: bad });
-        assert.equal(r.status, 401);
-        await r.arrayBuffer();
-      }
+      while (next++ < n) assert.equal(await post(), 401);
     };
     await Promise.all(Array.from({ length: 32 }, worker));
   };
-  await warm(1000);
-  const baseline = await rss();
-  await warm(10_000);
-  const afterwards = await rss();
+  let baseline: number;
+  let afterwards: number;
+  try {
+    await warm(1000);
+    baseline = await rss();
+    await warm(10_000);
+    afterwards = await rss();
+  } finally {
+    agent.destroy();
+  }
   assert.ok(afterwards < baseline + 64 * 1024 * 1024, `rss grew from ${baseline} to ${afterwards}`);
   const ok = await signed(dwell.url, dwell.app, '/v1/detect', visitRequest());
   assert.equal(ok.status, 200);
