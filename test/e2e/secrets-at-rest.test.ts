@@ -6,11 +6,11 @@
  * key, no key, or a malformed key is refused at start by name, before the server listens; a
  * backup holds them sealed too and is served again with its key only.
  */
-import { test } from 'node:test';
+import { after, before, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, startDwell, tempDir } from '../helpers/server.js';
+import { ADMIN_TOKEN, startDwell, tempDir, type Running } from '../helpers/server.js';
 import { createApp } from '../helpers/client.js';
 import { detectStatus, dwellCli, foundIn, newKey, signatureReceiver } from '../helpers/secrets.js';
 import { until } from '../helpers/until.js';
@@ -32,22 +32,44 @@ async function makeApps(url: string, hook: string) {
 
 const CREDENTIALS = [S3.accessKeyId, S3.secretAccessKey, 'sealed-test-gcs-private-key-body'];
 
-test('a data directory written with a key holds no secret or credential in clear, and every secret signs', async () => {
+let sink: Awaited<ReturnType<typeof signatureReceiver>>;
+let keyed: Promise<Awaited<ReturnType<typeof writeKeyed>>> | undefined;
+before(async () => { sink = await signatureReceiver(() => made!.apps[1].app_secret); });
+after(() => sink.close());
+let made: Awaited<ReturnType<typeof makeApps>> | undefined;
+
+/**
+ * Written once and shared by three tests below, as each start of a server costs seconds of CPU: a
+ * data directory written by a server started with a key (from DWELL_SECRET_KEY_FILE), holding
+ * every kind of app secret and credential, and a backup of it taken while that server ran.
+ * Refused starts leave it as it was; the first test alone serves it again.
+ */
+async function writeKeyed() {
   const dataDir = tempDir();
   const keyFile = path.join(tempDir(), 'key');
-  writeFileSync(keyFile, newKey() + '\n');
-  let made: Awaited<ReturnType<typeof makeApps>> | undefined;
-  const sink = await signatureReceiver(() => made!.apps[1].app_secret);
+  const key = newKey();
+  writeFileSync(keyFile, key + '\n');
   const env = { ...EMBEDDED, DWELL_DATA_DIR: dataDir, DWELL_SECRET_KEY_FILE: keyFile, DWELL_SECRET_GRACE_S: '600' };
-  let dwell = await startDwell(env);
+  const dwell: Running = await startDwell(env);
+  const backup = path.join(tempDir(), 'backup');
   try {
-    assert.equal(((await (await fetch(dwell.url + '/readyz')).json()) as { checks: { secrets: string } }).checks.secrets, 'sealed');
+    const readyz = ((await (await fetch(dwell.url + '/readyz')).json()) as { checks: { secrets: string } }).checks.secrets;
     made = await makeApps(dwell.url, sink.url);
+    return { dataDir, key, env, readyz, made, backup, backedUp: dwellCli(['backup', '--out', backup, '--data-dir', dataDir]) };
+  } finally {
     await dwell.stop();
-    assert.deepEqual(foundIn(dataDir, [...made.secrets, ...CREDENTIALS]), [], 'secrets or credentials in clear in the data directory');
-    assert.deepEqual(foundIn(dataDir, made.apps.map((a) => a.app_key)), made.apps.map((a) => a.app_key), 'the scan reads what the stores hold');
+  }
+}
+const keyedDir = () => (keyed ??= writeKeyed());
 
-    dwell = await startDwell(env);
+test('a data directory written with a key holds no secret or credential in clear, and every secret signs', async () => {
+  const { dataDir, env, readyz, made } = await keyedDir();
+  assert.equal(readyz, 'sealed');
+  assert.deepEqual(foundIn(dataDir, [...made.secrets, ...CREDENTIALS]), [], 'secrets or credentials in clear in the data directory');
+  assert.deepEqual(foundIn(dataDir, made.apps.map((a) => a.app_key)), made.apps.map((a) => a.app_key), 'the scan reads what the stores hold');
+
+  const dwell = await startDwell(env);
+  try {
     for (const app of made.apps) assert.ok([200, 202].includes(await detectStatus(dwell.url, app)), app.app_key);
     assert.equal(await detectStatus(dwell.url, made.rotated), 200, 'the previous secret, in its grace period');
     // The delivery worker opens the sealed secret too: its postback signature holds.
@@ -55,7 +77,6 @@ test('a data directory written with a key holds no secret or credential in clear
     assert.ok(sink.results.every(Boolean), 'every postback signed with the app secret');
   } finally {
     await dwell.stop();
-    sink.close();
   }
 });
 
@@ -87,11 +108,7 @@ test('a data directory written without a key is sealed on the first start with o
 });
 
 test('a wrong key, no key or a malformed key is refused at start, by name', async () => {
-  const dataDir = tempDir();
-  const key = newKey();
-  const dwell = await startDwell({ ...EMBEDDED, DWELL_DATA_DIR: dataDir, DWELL_SECRET_KEY: key });
-  await createApp(dwell.url);
-  await dwell.stop();
+  const { dataDir, key } = await keyedDir();
   const refused = async (env: Record<string, string>, name: RegExp) => {
     const err = await startDwell({ ...EMBEDDED, DWELL_DATA_DIR: dataDir, ...env }).then((d) => d.stop().then(() => null), (e: Error) => e);
     assert.ok(err, `started with ${JSON.stringify(Object.keys(env))}`);
@@ -108,18 +125,9 @@ test('a wrong key, no key or a malformed key is refused at start, by name', asyn
 });
 
 test('a backup holds the secrets sealed (manifest included) and is served again with its key only', async () => {
-  const dataDir = tempDir();
-  const key = newKey();
-  const dwell = await startDwell({ ...EMBEDDED, DWELL_DATA_DIR: dataDir, DWELL_SECRET_KEY: key });
-  let made: Awaited<ReturnType<typeof makeApps>>;
-  const out = path.join(tempDir(), 'backup');
-  try {
-    made = await makeApps(dwell.url, 'http://127.0.0.1:9/hook');
-    const backup = dwellCli(['backup', '--out', out, '--data-dir', dataDir]);
-    assert.equal(backup.code, 0, backup.stderr);
-  } finally {
-    await dwell.stop();
-  }
+  // The backup was taken while the server ran on the data directory.
+  const { key, made, backup: out, backedUp } = await keyedDir();
+  assert.equal(backedUp.code, 0, backedUp.stderr);
   assert.deepEqual(foundIn(out, [...made.secrets, ...CREDENTIALS, key]), [], 'secrets, credentials or the key in the backup');
   const restored = path.join(tempDir(), 'restored');
   const restore = dwellCli(['restore', out, '--data-dir', restored]);
