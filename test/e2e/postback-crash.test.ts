@@ -97,7 +97,8 @@ function serveRefused(dataDir: string): Promise<{ code: number | null; stderr: s
 }
 
 test('one server per data directory: a second one exits with a clear error; a dead owner\'s lock is taken over', async () => {
-  const first = await startDwell();
+  // A directory that does not exist yet: the first server creates it, as before.
+  const first = await startDwell({ DWELL_DATA_DIR: path.join(tempDir(), 'not-yet') });
   try {
     const lock = path.join(first.dataDir, LOCK_FILE);
     assert.equal(readFileSync(lock, 'utf8').split(' ')[0], String(first.proc.pid));
@@ -112,8 +113,4 @@ test('one server per data directory: a second one exits with a clear error; a de
   } finally {
     if (first.proc.exitCode === null && first.proc.signalCode === null) await first.stop('SIGKILL');
   }
-  // A fresh directory is created as before.
-  const fresh = path.join(tempDir(), 'not-yet');
-  const s = await startDwell({ DWELL_DATA_DIR: fresh });
-  await s.stop();
 });
