@@ -3,12 +3,12 @@
  * command, an unknown flag or one without its value refused by name with exit code 2, and
  * `dwell help` listing every flag the commands take. Runs the built dist/src/cli.js.
  */
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, CLI, ROOT, startDwell, tempDir } from '../helpers/server.js';
+import { CLI, ROOT, startDwell, tempDir, type Running } from '../helpers/server.js';
 
 const VENUES = path.join(ROOT, 'test/fixtures/venues/nyc-venues.jsonl');
 
@@ -55,45 +55,48 @@ test('import reads --flag value and --flag=value alike', async () => {
   }
 });
 
+/**
+ * A server started with its settings as flags in each form, the environment saying otherwise
+ * everywhere: started once, for the serve test to check and the apps test to talk to (each start
+ * costs seconds of CPU).
+ */
+interface FlagServer { form: (typeof FORMS)[number]; server: Running; flagDir: string; envDir: string }
+let flagServers: Promise<FlagServer[]> | undefined;
+const startFlagServers = () => (flagServers ??= Promise.all(FORMS.map(async (form) => {
+  const [flagDir, envDir] = [tempDir(), tempDir()];
+  const args = asFlags({ port: '0', 'data-dir': flagDir, 'admin-token': 'flag-token', 'log-level': 'warn' }, form);
+  // It starts only if the flags are read.
+  const server = await startDwell({ PORT: 'not-a-port', DWELL_DATA_DIR: envDir, DWELL_ADMIN_TOKEN: 'env-token' }, { args });
+  return { form, server, flagDir, envDir };
+})));
+after(async () => {
+  for (const { server } of await (flagServers ?? Promise.resolve([]))) await server.stop();
+});
+
 test('serve reads --flag value and --flag=value alike, over the environment', async () => {
-  for (const form of FORMS) {
-    const [flagDir, envDir] = [tempDir(), tempDir()];
-    const args = asFlags({ port: '0', 'data-dir': flagDir, 'admin-token': 'flag-token', 'log-level': 'warn' }, form);
-    // The environment says otherwise everywhere: it starts only if the flags are read.
-    const server = await startDwell({ PORT: 'not-a-port', DWELL_DATA_DIR: envDir, DWELL_ADMIN_TOKEN: 'env-token' }, { args });
-    try {
-      assert.equal((await fetch(server.url + '/healthz')).status, 200);
-      assert.ok(existsSync(path.join(flagDir, 'dwell.lock')), `--data-dir (${form}) not used`);
-      const res = await fetch(server.url + '/admin/apps/ak_000000000000000000000000', { headers: { authorization: 'Bearer flag-token' } });
-      assert.equal(res.status, 404, `--admin-token (${form}) not used: ${await res.text()}`);
-    } finally {
-      await server.stop();
-      rmSync(flagDir, { recursive: true, force: true });
-      rmSync(envDir, { recursive: true, force: true });
-    }
+  for (const { form, server, flagDir } of await startFlagServers()) {
+    assert.equal((await fetch(server.url + '/healthz')).status, 200);
+    assert.ok(existsSync(path.join(flagDir, 'dwell.lock')), `--data-dir (${form}) not used`);
+    const res = await fetch(server.url + '/admin/apps/ak_000000000000000000000000', { headers: { authorization: 'Bearer flag-token' } });
+    assert.equal(res.status, 404, `--admin-token (${form}) not used: ${await res.text()}`);
   }
 });
 
 test('apps create and show read --flag value and --flag=value alike', async () => {
-  const server = await startDwell();
-  try {
-    for (const form of FORMS) {
-      const url = `http://127.0.0.1:9/${form}`;
-      const admin = { 'url-base': server.url, 'admin-token': ADMIN_TOKEN };
-      const r = await dwell(['apps', 'create', ...asFlags({ name: `demo-${form}`, delivery: 'postback', url, 'confirm-dwell-s': '120', ...admin }, form)]);
-      assert.equal(r.code, 0, `apps create (${form}) exited ${r.code}: ${r.stdout}${r.stderr}`);
-      const app = JSON.parse(r.stdout);
-      assert.match(app.app_key, /^ak_/);
-      assert.equal(app.name, `demo-${form}`);
-      assert.deepEqual(app.delivery, { method: 'postback', url });
-      assert.equal(app.confirm_dwell_s, 120);
-      const shown = await dwell(['apps', 'show', app.app_key, ...asFlags(admin, form)]);
-      assert.equal(shown.code, 0, shown.stdout + shown.stderr);
-      assert.equal(JSON.parse(shown.stdout).name, `demo-${form}`);
-    }
-  } finally {
-    await server.stop();
-    rmSync(server.dataDir, { recursive: true, force: true });
+  const [{ server }] = await startFlagServers();
+  for (const form of FORMS) {
+    const url = `http://127.0.0.1:9/${form}`;
+    const admin = { 'url-base': server.url, 'admin-token': 'flag-token' };
+    const r = await dwell(['apps', 'create', ...asFlags({ name: `demo-${form}`, delivery: 'postback', url, 'confirm-dwell-s': '120', ...admin }, form)]);
+    assert.equal(r.code, 0, `apps create (${form}) exited ${r.code}: ${r.stdout}${r.stderr}`);
+    const app = JSON.parse(r.stdout);
+    assert.match(app.app_key, /^ak_/);
+    assert.equal(app.name, `demo-${form}`);
+    assert.deepEqual(app.delivery, { method: 'postback', url });
+    assert.equal(app.confirm_dwell_s, 120);
+    const shown = await dwell(['apps', 'show', app.app_key, ...asFlags(admin, form)]);
+    assert.equal(shown.code, 0, shown.stdout + shown.stderr);
+    assert.equal(JSON.parse(shown.stdout).name, `demo-${form}`);
   }
 });
 
