@@ -50,59 +50,63 @@ const call = (dwell: Running, path: string, method: string, body?: unknown) => f
   method, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body),
 }).then(async (r) => ({ status: r.status, body: (await r.json()) as any }));
 
-test('admin API without DWELL_POSTBACK_ALLOW_PRIVATE: every spelling is refused at create and update, public ones accepted', async () => {
-  const strict = await startDwell({ DWELL_POSTBACK_ALLOW_PRIVATE: 'false' });
+/**
+ * The server both tests below talk to, started once (each start costs seconds of CPU): apps aimed
+ * at the loopback receiver were saved while private addresses were allowed, then the server was
+ * restarted on the same data directory without DWELL_POSTBACK_ALLOW_PRIVATE.
+ */
+let strictServer: Promise<{ strict: Running; smuggled: TestApp[] }> | undefined;
+const restartedStrict = () => (strictServer ??= (async () => {
+  const open = await startDwell({ DWELL_POSTBACK_ALLOW_PRIVATE: 'true' });
+  const smuggled: TestApp[] = [];
   try {
-    const app = await createApp(strict.url, { method: 'postback', url: 'https://hooks.example.com/dwell' });
-    for (const raw of BAD_URLS) {
-      const url = raw.replace('PORT', String(port));
-      for (const [path, method] of [['/admin/apps', 'POST'], [`/admin/apps/${app.app_key}`, 'PATCH']]) {
-        const r = await call(strict, path, method, { name: 'p', delivery: { method: 'postback', url } });
-        assert.equal(r.status, 400, `${method} ${url}: ${JSON.stringify(r.body)}`);
-        assert.equal(r.body.error.code, 'invalid_request', url);
-        assert.equal(r.body.error.path, '/delivery/url', url);
-        assert.match(r.body.error.message, /must reach a public address, got .+ \(.+\); set DWELL_POSTBACK_ALLOW_PRIVATE=true/, url);
-      }
-    }
-    for (const url of ['https://hooks.example.com/x', 'http://[2606:4700:4700::1111]/x', 'http://[64:ff9b::8.8.8.8]/x', 'http://localhost.example.com/x']) {
-      assert.equal((await call(strict, '/admin/apps', 'POST', { name: 'p', delivery: { method: 'postback', url } })).status, 201, url);
-    }
-    assert.equal((await call(strict, `/admin/apps/${app.app_key}`, 'GET')).body.delivery.url, 'https://hooks.example.com/dwell', 'refused updates change nothing');
+    for (const raw of BAD_URLS.filter((u) => u.includes('PORT'))) smuggled.push(await createApp(open.url, { method: 'postback', url: raw.replace('PORT', String(port)) }));
   } finally {
-    await strict.stop();
-    rmSync(strict.dataDir, { recursive: true, force: true });
+    await open.stop();
   }
+  return { strict: await startDwell({ DWELL_DATA_DIR: open.dataDir, DWELL_POSTBACK_ALLOW_PRIVATE: 'false' }), smuggled };
+})());
+after(async () => {
+  if (!strictServer) return;
+  const { strict } = await strictServer;
+  await strict.stop();
+  rmSync(strict.dataDir, { recursive: true, force: true });
+});
+
+test('admin API without DWELL_POSTBACK_ALLOW_PRIVATE: every spelling is refused at create and update, public ones accepted', async () => {
+  const { strict } = await restartedStrict();
+  const app = await createApp(strict.url, { method: 'postback', url: 'https://hooks.example.com/dwell' });
+  for (const raw of BAD_URLS) {
+    const url = raw.replace('PORT', String(port));
+    for (const [path, method] of [['/admin/apps', 'POST'], [`/admin/apps/${app.app_key}`, 'PATCH']]) {
+      const r = await call(strict, path, method, { name: 'p', delivery: { method: 'postback', url } });
+      assert.equal(r.status, 400, `${method} ${url}: ${JSON.stringify(r.body)}`);
+      assert.equal(r.body.error.code, 'invalid_request', url);
+      assert.equal(r.body.error.path, '/delivery/url', url);
+      assert.match(r.body.error.message, /must reach a public address, got .+ \(.+\); set DWELL_POSTBACK_ALLOW_PRIVATE=true/, url);
+    }
+  }
+  for (const url of ['https://hooks.example.com/x', 'http://[2606:4700:4700::1111]/x', 'http://[64:ff9b::8.8.8.8]/x', 'http://localhost.example.com/x']) {
+    assert.equal((await call(strict, '/admin/apps', 'POST', { name: 'p', delivery: { method: 'postback', url } })).status, 201, url);
+  }
+  assert.equal((await call(strict, `/admin/apps/${app.app_key}`, 'GET')).body.delivery.url, 'https://hooks.example.com/dwell', 'refused updates change nothing');
   assert.equal(connections, 0, 'the receiver was never contacted');
 });
 
 test('apps saved while private addresses were allowed: after a restart without, the loopback receiver gets nothing and the triggers die saying why', async () => {
-  const open = await startDwell({ DWELL_POSTBACK_ALLOW_PRIVATE: 'true' });
-  const dataDir = open.dataDir;
-  try {
-    const apps: TestApp[] = [];
-    for (const raw of BAD_URLS.filter((u) => u.includes('PORT'))) apps.push(await createApp(open.url, { method: 'postback', url: raw.replace('PORT', String(port)) }));
-    await open.stop();
-    const strict = await startDwell({ DWELL_DATA_DIR: dataDir, DWELL_POSTBACK_ALLOW_PRIVATE: 'false' });
-    try {
-      for (const [i, app] of apps.entries()) assert.equal((await signed(strict.url, app, '/v1/detect', { ...visitRequest(), request_id: `smuggled-${i}` })).status, 202);
-      // Settled: nothing is pending any more, whether it was delivered or given up.
-      await until('every trigger settled', async () => {
-        for (const app of apps) if ((await call(strict, `/admin/apps/${app.app_key}/deliveries?status=pending`, 'GET')).body.count !== 0) return false;
-        return true;
-      });
-      assert.deepEqual(requests, [], 'no postback reached the loopback receiver');
-      assert.equal(connections, 0, 'not even a connection');
-      for (const app of apps) {
-        const dead = (await call(strict, `/admin/apps/${app.app_key}/deliveries?status=dead`, 'GET')).body;
-        assert.equal(dead.count, 2, `${app.delivery.url}: both triggers dead`);
-        for (const d of dead.deliveries) assert.match(d.last_error, /is a private, loopback or link-local address \(.*loopback\)/, app.delivery.url as string);
-      }
-    } finally {
-      await strict.stop();
-    }
-  } finally {
-    await open.stop();
-    rmSync(dataDir, { recursive: true, force: true });
+  const { strict, smuggled: apps } = await restartedStrict();
+  for (const [i, app] of apps.entries()) assert.equal((await signed(strict.url, app, '/v1/detect', { ...visitRequest(), request_id: `smuggled-${i}` })).status, 202);
+  // Settled: nothing is pending any more, whether it was delivered or given up.
+  await until('every trigger settled', async () => {
+    for (const app of apps) if ((await call(strict, `/admin/apps/${app.app_key}/deliveries?status=pending`, 'GET')).body.count !== 0) return false;
+    return true;
+  });
+  assert.deepEqual(requests, [], 'no postback reached the loopback receiver');
+  assert.equal(connections, 0, 'not even a connection');
+  for (const app of apps) {
+    const dead = (await call(strict, `/admin/apps/${app.app_key}/deliveries?status=dead`, 'GET')).body;
+    assert.equal(dead.count, 2, `${app.delivery.url}: both triggers dead`);
+    for (const d of dead.deliveries) assert.match(d.last_error, /is a private, loopback or link-local address \(.*loopback\)/, app.delivery.url as string);
   }
 });
 
