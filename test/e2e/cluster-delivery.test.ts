@@ -5,16 +5,16 @@
  * node. A cluster that cannot be reached makes a detect answer 503 `unavailable` with a
  * Retry-After, not a 500 and not a hang.
  *
- * Until apps live in the cluster's state, both nodes learn the app from one data directory
- * copied after the app was created (a stand-in for the shared app registry).
+ * The app is created on one node: apps live in the cluster's state (the dwell-apps bucket), so the
+ * other node serves it too.
  */
 import { test, after, before } from 'node:test';
 import assert from 'node:assert/strict';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { cpSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { ROOT, startDwell, tempDir, waitReady, type Running } from '../helpers/server.js';
+import { ROOT, startDwell, waitReady, type Running } from '../helpers/server.js';
 import { publishStore } from '../../src/venues/import/publish.js';
 import { createApp, signed, type TestApp } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
@@ -63,12 +63,8 @@ before(async () => {
     await waitReady(n.url, 120_000);
     return n;
   };
-  const first = await start();
-  app = await createApp(first.url, { method: 'postback', url: sink.url });
-  await first.stop();
-  const copy = tempDir();
-  cpSync(first.dataDir, copy, { recursive: true });
-  nodes.push(await start({ DWELL_DATA_DIR: first.dataDir }), await start({ DWELL_DATA_DIR: copy }));
+  nodes.push(...await Promise.all([start(), start()]));
+  app = await createApp(nodes[0].url, { method: 'postback', url: sink.url });
 });
 after(async () => {
   for (const n of nodes) if (n.proc.exitCode === null && n.proc.signalCode === null) await n.stop('SIGKILL');
