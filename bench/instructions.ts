@@ -29,7 +29,7 @@ import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values: argv } = parseArgs({ options: { bodies: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' }, from: { type: 'string' }, 'no-doc': { type: 'boolean' } } });
+const { values: argv } = parseArgs({ options: { bodies: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' }, from: { type: 'string' }, 'no-doc': { type: 'boolean' }, 'with-compile': { type: 'boolean' } } });
 const bodies = numFlag('bodies', argv.bodies, 60, 10, 10_000);
 const warmup = numFlag('warmup', argv.warmup, 5, 1, 100);
 const rounds = numFlag('rounds', argv.rounds, 1, 1, 20);
@@ -66,7 +66,14 @@ const dir = path.resolve(argv.from ?? argv.keep ?? mkdtempSync(path.join(tmpdir(
 mkdirSync(dir, { recursive: true });
 const nodeFlags = ['--single-threaded', '--interrupt-budget=16384', '--perf-basic-prof', '--interpreted-frames-native-stack'];
 const task = [path.join(ROOT, 'dist/bench/http-task.js'), '--stage', '4', '--bodies', String(bodies), '--warmup', String(warmup), '--rounds', String(rounds)];
-const args = ['--tool=callgrind', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, '--dump-before=uv_getrusage', process.execPath, ...nodeFlags, ...task];
+// Callgrind stops counting inside V8's compilers (optimising and lazy): --single-threaded runs them in
+// this thread, inside whichever part first ran hot code, and a short run under valgrind never reaches
+// the JIT's steady state. Without them a pass counts the steady-state task, so one change's before and
+// after compare on a run of minutes, not of 40. `--with-compile` counts them again (the table's compile row).
+// One pattern only: a toggle nested in another matching one would switch counting back on.
+// A toggle alone also turns counting off at start (callgrind's default then): on again with --collect-atstart.
+const toggles = argv['with-compile'] ? [] : ['--toggle-collect=v8::internal::Runtime_Compile*', '--collect-atstart=yes'];
+const args = ['--tool=callgrind', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, '--dump-before=uv_getrusage', ...toggles, process.execPath, ...nodeFlags, ...task];
 let wallS = NaN;
 if (!argv.from) {
   process.stderr.write(`[bench:instructions] valgrind ${args.map((a) => (path.isAbsolute(a) ? `<${path.basename(a)}>` : a)).join(' ')}\n`);
