@@ -61,11 +61,19 @@ export const POOL_FLOOR = -4;
 /** A joined network's pooled evidence with one more stay's candidates; undefined once settled. Pure: the stored value is not changed. */
 export function pooledWith(stored: PooledAp | undefined, c: Array<string | number>): PooledAp | undefined {
   if ((stored?.n ?? 0) >= POOL_MAX_STAYS) return undefined;
-  const p: PooledAp = stored ? { n: stored.n, v: Object.fromEntries(Object.entries(stored.v).map(([k, e]) => [k, [e[0], e[1]]])) } as PooledAp : { n: 0, v: {} };
-  const listed = new Set<string>();
+  return pooledInto(stored ? { n: stored.n, v: Object.fromEntries(Object.entries(stored.v).map(([k, e]) => [k, [e[0], e[1]]])) } as PooledAp : undefined, c);
+}
+
+/**
+ * The same, changing `stored` itself: for a value decoded for this write alone (learn's read in
+ * its transaction), where pooledWith's copy (Object.entries, the entries' arrays, fromEntries)
+ * was a third of the pooled network's write.
+ */
+export function pooledInto(stored: PooledAp | undefined, c: Array<string | number>): PooledAp | undefined {
+  if ((stored?.n ?? 0) >= POOL_MAX_STAYS) return undefined;
+  const p: PooledAp = stored ?? { n: 0, v: {} };
   for (let i = 0; i + 1 < c.length; i += 2) {
     const id = c[i] as string;
-    listed.add(id);
     const e = p.v[id];
     // A venue new to the pool missed the earlier stays' lists: it takes the floor for them.
     if (e) { e[0] += c[i + 1] as number; e[1]++; } else p.v[id] = [(c[i + 1] as number), 1];
@@ -154,7 +162,8 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
       db.putSync(key, v);
       written.push(cache.slot(app, name));
     };
-  const pool = saturating(pools, POOL_MAX_STAYS, pooledWith);
+  // lmdb-js decodes a stored value afresh on every get (no value cache): the write's own copy, changed in place.
+  const pool = saturating(pools, POOL_MAX_STAYS, pooledInto);
 
   // Learned beacons share the pooled networks' share of DWELL_CACHE_MB: a city has a few beacons per
   // hectare against dozens of networks.
