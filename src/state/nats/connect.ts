@@ -27,7 +27,7 @@ export interface ConnectOptions {
 }
 
 export async function connectNats(servers: readonly string[], opts: ConnectOptions = {}): Promise<NatsState> {
-  const nc = await connect({
+  const nc = await retrying(() => connect({
     servers: [...servers],
     name: opts.name,
     maxReconnectAttempts: -1,
@@ -35,10 +35,19 @@ export async function connectNats(servers: readonly string[], opts: ConnectOptio
     // Requests made while disconnected fail at once instead of queueing behind the outage.
     waitOnFirstConnect: false,
     timeout: opts.timeoutMs ?? 2_000,
-  });
+  })).catch((err) => { throw unavailable(err); });
   const timeout = opts.timeoutMs ?? 2_000;
   const js = jetstream(nc, { timeout });
-  const jsm = await jetstreamManager(nc, { timeout });
+  // The manager asks the cluster for the account first: a thread that opens its connection while a
+  // server is lost (a detection worker's first task) rides out the election like any call, and an
+  // outage is a 503, never an internal error.
+  let jsm: JetStreamManager;
+  try {
+    jsm = await retrying(() => jetstreamManager(nc, { timeout }));
+  } catch (err) {
+    await nc.close().catch(() => {});
+    throw unavailable(err);
+  }
   const peers = (nc.info?.connect_urls?.length ?? 0) + 1;
   return {
     nc, js, jsm, kvm: new Kvm(js),
