@@ -21,6 +21,7 @@ import type { GeofenceEvent, SyncItem, SyncResponse } from '../schemas/visit.js'
 import type { DetectTask } from './task.js';
 import type { DetectOutcome, DetectResult, Tally } from '../schemas/detect-outcome.js';
 import { threadState, type Maybe, type PresenceRun, type ThreadState } from './thread-state.js';
+import { hearsBeacons } from './thread-types.js';
 
 const utf8 = new TextEncoder();
 
@@ -69,7 +70,7 @@ function outcome(task: DetectTask, t: ThreadState): Maybe<DetectOutcome> {
     const fences = t.fences(app);
     return fences && fixesOf().length ? evaluate(fences, p, fixesOf(), task.now) : { events: [], presence: p, changed: false };
   };
-  const done = t.commit(app, who, detect, presence);
+  const done = t.commit(app, who, detect, presence, hearsBeacons(b));
   const answer = ({ result: items, events }: { result: SyncItem[]; events: GeofenceEvent[] }): DetectOutcome => {
     log.debug('detected', { kind: valid.kind, app_key: app, visits: items.length });
     // With no user nothing is kept: the crossings within the request alone (events.ts; no history, as for visits).

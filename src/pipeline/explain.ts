@@ -18,6 +18,7 @@ import { userOf } from '../users/identity.js';
 import type { Versions } from '../learned/cache.js';
 import type { DetectTask } from './task.js';
 import { threadState, type Maybe, type ThreadState } from './thread-state.js';
+import { hearsBeacons } from './thread-types.js';
 
 export type ExplainTask = Omit<DetectTask, 'sync'>;
 export type ExplainResult = { ok: true; explanation: Explanation } | { ok: false; error: ErrorBody['error'] };
@@ -42,7 +43,7 @@ function explain(task: ExplainTask, t: ThreadState, valid: ValidBody): Maybe<Exp
   // Beacons read as the run starts, after the cluster's copies caught up (thread-cluster.ts).
   return t.peek(app, userOf(valid.body), () => explainDetect(valid, {
     venues, users: t.users, estimateAddress, app: task.app, now: task.now, params: DEFAULT_PARAMS, beacons: t.beacons(app),
-  }));
+  }), hearsBeacons(valid.body));
 }
 
 const explained = (explanation: Explanation): ExplainResult => ({ ok: true, explanation });

@@ -29,17 +29,19 @@ export function clusterThread(servers: readonly string[]): Promise<ThreadState> 
     await Promise.all([fences.ready, beacons.ready.then(() => beacons.settle(60_000, 'warn')), kit.learnedReady]);
     const view = new ClusterUserView(kit.learned);
     // Contract §8: a fence or beacon written through any node before this request is in this
-    // thread's copies before detection reads them (catch-up.ts). Behind after a while (a watch cut
-    // off by an outage), detection goes on with what the copies hold, saying so.
-    const current = async () => {
-      const [f] = await Promise.all([fences.caughtUp(CATCH_UP_MS), beacons.settle(CATCH_UP_MS, 'warn')]);
+    // thread's copies before detection reads them (catch-up.ts): the fences always, the beacons
+    // when the request heard one (the only time they are read; each catch-up is a stream-info
+    // request, ~0.3 ms of this thread's CPU). Behind after a while (a watch cut off by an outage),
+    // detection goes on with what the copies hold, saying so.
+    const current = async (heard: boolean) => {
+      const [f] = await Promise.all([fences.caughtUp(CATCH_UP_MS), heard ? beacons.settle(CATCH_UP_MS, 'warn') : undefined]);
       if (!f) log.warn('geofence copy behind the cluster; going on with it', {});
     };
     const send = (writes: Array<() => Promise<void>>) => Promise.all(writes.map((w) => w().catch((err) => log.warn('learned values not stored', { error: String((err as Error)?.message ?? err) }))));
     const state: ThreadState = {
       users: view,
-      async commit(app, who, detect, presence) {
-        await current();
+      async commit(app, who, detect, presence, heard) {
+        await current(heard);
         if (who === null) {
           const run = view.run(app, null, undefined, detect);
           await send([...run.learned, ...view.takeMerges()]);
@@ -57,8 +59,8 @@ export function clusterThread(servers: readonly string[]): Promise<ThreadState> 
         await send([...done.learned, ...view.takeMerges()]);
         return { result: done.result, events: done.events };
       },
-      async peek(app, who, detect) {
-        await current();
+      async peek(app, who, detect, heard) {
+        await current(heard);
         const rec = who === null ? undefined : await kit.users.read(app, who);
         // What the run collected is dropped: nothing is sent.
         return view.run(app, who, rec && !isNew(rec) ? rec : undefined, detect).result;
