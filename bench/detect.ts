@@ -30,7 +30,10 @@ import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
 import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { hasFlag, numArg, strArg } from './lib/flags.js';
+import { benchFlags } from '../src/research/flags.js';
+
+const flag = benchFlags({ venues: 'string', events: 'string', keep: 'string', 'no-doc': 'boolean' },
+  'node dist/bench/detect.js [--venues 1e7] [--events 20000] [--keep DIR] [--no-doc]');
 
 const say = (msg: string): void => { process.stderr.write(`[bench:detect] ${msg}\n`); };
 
@@ -81,9 +84,9 @@ async function build(root: string, n: number, places: number): Promise<Place[]> 
 }
 
 async function main(): Promise<void> {
-  const n = numArg('venues', 1e7);
-  const events = numArg('events', 20000);
-  const keep = hasFlag('keep') ? strArg('keep', '') : '';
+  const n = flag.num('venues', 1e7);
+  const events = flag.num('events', 20000);
+  const keep = flag.str('keep', '');
   const root = keep || fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-detect-'));
   let places: Place[];
   if (keep && fs.existsSync(path.join(root, 'places.json'))) { say(`reusing ${root}`); places = JSON.parse(fs.readFileSync(path.join(root, 'places.json'), 'utf8')); }
