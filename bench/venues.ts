@@ -22,7 +22,12 @@ import { FORMAT_VERSION, writeCurrent } from '../src/venues/store-layout.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { hasFlag, numArg, strArg } from './lib/flags.js';
+import { benchFlags } from '../src/research/flags.js';
+
+/** --build/--serve/--root/--records are the child runs' own flags (one size per process). */
+const flag = benchFlags({ sizes: 'string', queries: 'string', 'records-max': 'string', 'no-nyc': 'boolean', 'no-doc': 'boolean',
+  build: 'string', serve: 'string', root: 'string', records: 'boolean' },
+  'node dist/bench/venues.js [--sizes 1e6,1e7,1e8] [--queries 20000] [--records-max 1e6] [--no-nyc] [--no-doc]');
 
 const NYC = '/work/shared/data/vd/nyc-venues.jsonl.gz';
 const say = (msg: string): void => { process.stderr.write(`[bench:venues] ${msg}\n`); };
@@ -149,19 +154,19 @@ function table(rows: Row[]): string {
 }
 
 async function main(): Promise<void> {
-  const queries = numArg('queries', 20000);
-  const recordsMax = numArg('records-max', 1e6);
-  if (hasFlag('build')) {
-    process.stdout.write(JSON.stringify(await buildSize(numArg('build', 0), recordsMax, strArg('root', ''))) + '\n');
+  const queries = flag.num('queries', 20000);
+  const recordsMax = flag.num('records-max', 1e6);
+  if (flag.has('build')) {
+    process.stdout.write(JSON.stringify(await buildSize(flag.num('build', 0), recordsMax, flag.str('root', ''))) + '\n');
     return;
   }
-  if (hasFlag('serve')) {
-    process.stdout.write(JSON.stringify(await serveSize(numArg('serve', 0), queries, strArg('root', ''), hasFlag('records'))) + '\n');
+  if (flag.has('serve')) {
+    process.stdout.write(JSON.stringify(await serveSize(flag.num('serve', 0), queries, flag.str('root', ''), flag.has('records'))) + '\n');
     return;
   }
-  const sizes = strArg('sizes', '1e6,1e7').split(',').map(Number);
+  const sizes = flag.str('sizes', '1e6,1e7').split(',').map(Number);
   const rows: Row[] = [];
-  if (!hasFlag('no-nyc') && existsSync(NYC)) { say('NYC file'); rows.push(...(await runNyc(queries))); }
+  if (!flag.has('no-nyc') && existsSync(NYC)) { say('NYC file'); rows.push(...(await runNyc(queries))); }
   const child = (args: string[]): any => {
     const c = spawnSync(process.execPath, ['--max-old-space-size=8192', fileURLToPath(import.meta.url), ...args, '--queries', String(queries), '--records-max', String(recordsMax)], { stdio: ['ignore', 'pipe', 'inherit'], maxBuffer: 1 << 20 });
     if (c.status !== 0) throw new Error(`bench child ${args.join(' ')} failed (exit ${c.status ?? c.signal})`);
