@@ -22,9 +22,12 @@ import { startNatsCluster } from './lib/nats-server.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { Samples, median, spread } from './lib/stats.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
-import { numArg } from './lib/flags.js';
+import { benchFlags } from '../src/research/flags.js';
 
-const WRITES = numArg('writes', 300), LINES = numArg('lines', 20_000), ROUNDS = numArg('rounds', 3);
+const flag = benchFlags({ writes: 'string', lines: 'string', rounds: 'string', 'no-doc': 'boolean' },
+  'node dist/bench/cluster-beacons.js [--writes 300] [--lines 20000] [--rounds 3] [--no-doc]');
+
+const WRITES = flag.num('writes', 300), LINES = flag.num('lines', 20_000), ROUNDS = flag.num('rounds', 3);
 const UUID = 'f7826da6-4fa2-4e98-8024-bc5b71e0893e';
 let major = 0;
 const beacon = (minor: number): BeaconInput => ({ uuid: UUID, major, minor, venue_id: null, location: { lat: 43.7, long: 7.4 }, tag: null });
