@@ -21,12 +21,15 @@ import { processCpuSeconds } from './lib/cpu.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { startDwell } from '../test/helpers/server.js';
 import { createApp, type TestApp } from '../test/helpers/client.js';
-import { numArg, hasFlag } from './lib/flags.js';
+import { benchFlags } from '../src/research/flags.js';
 
-const CIRCLES = numArg('fences', 1_000_000);
-const POLYGONS = numArg('polygons', 100_000);
-const SECONDS = numArg('seconds', 5);
-const CONCURRENCY = numArg('concurrency', 128);
+const flag = benchFlags({ fences: 'string', polygons: 'string', seconds: 'string', concurrency: 'string', cities: 'string', 'no-http': 'boolean', 'no-doc': 'boolean' },
+  'node dist/bench/geofences.js [--fences 1000000] [--polygons 100000] [--seconds 5] [--concurrency 128] [--cities 8] [--no-http] [--no-doc]');
+
+const CIRCLES = flag.num('fences', 1_000_000);
+const POLYGONS = flag.num('polygons', 100_000);
+const SECONDS = flag.num('seconds', 5);
+const CONCURRENCY = flag.num('concurrency', 128);
 
 /**
  * The default, 8 cities, is the dense case: 137k fences a metro, a fix covered by ~17 fences (a
@@ -37,7 +40,7 @@ const CITIES = [
   [48.8566, 2.3522], [51.5074, -0.1278], [40.7128, -74.006], [35.6762, 139.6503],
   [-23.5505, -46.6333], [-33.8688, 151.2093], [19.076, 72.8777], [-17.7134, 178.065], // Suva: near the antimeridian
 ];
-for (let i = CITIES.length, r = rng(5); i < numArg('cities', 8); i++) CITIES.push([r.float(-45, 60), r.float(-180, 180)]);
+for (let i = CITIES.length, r = rng(5); i < flag.num('cities', 8); i++) CITIES.push([r.float(-45, 60), r.float(-180, 180)]);
 /** Metres of spread around a city centre (σ of each axis): a metropolitan area. */
 const SPREAD_M = 12_000;
 
@@ -225,7 +228,7 @@ async function main() {
   rows.push(['point evaluations/s after the upserts, accuracy 20 m', fmtInt(e.perCpu), `median (${e.range}); ${fmtInt(e.rate)}/s wall; with mid tier and tombstones`]);
   const table = () => markdownTable(['measure', 'value', 'notes'], rows, ['left', 'right', 'left']);
   console.log(table());
-  if (hasFlag('no-http')) return writePerformanceSection('geofences', table());
+  if (flag.has('no-http')) return writePerformanceSection('geofences', table());
   const h = await http();
   for (const [name, res] of [['creates/s through HTTP', h.create], ['updates/s through HTTP', h.update]] as const) {
     const n = res.ok + res.errors;
