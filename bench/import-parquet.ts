@@ -26,10 +26,13 @@ import { mulberry32 } from './lib/rng.js';
 import { spread } from './lib/stats.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { fmtInt, markdownTable } from './lib/table.js';
-import { numArg } from './lib/flags.js';
+import { benchFlags } from '../src/research/flags.js';
 
-const ROWS = numArg('rows', 200_000);
-const RUNS = numArg('runs', 3);
+const flag = benchFlags({ rows: 'string', runs: 'string', 'no-doc': 'boolean' },
+  'node dist/bench/import-parquet.js [--rows 200000] [--runs 3] [--no-doc]');
+
+const ROWS = flag.num('rows', 200_000);
+const RUNS = flag.num('runs', 3);
 const ROW_GROUP = 65_536;
 const say = (msg: string): void => { process.stderr.write(`[bench:import-parquet] ${msg}\n`); };
 
