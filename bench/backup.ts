@@ -36,7 +36,10 @@ import { BodyPool, prepareBody } from './lib/signing.js';
 import { spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { numArg } from './lib/flags.js';
+import { benchFlags } from '../src/research/flags.js';
+
+const flag = benchFlags({ users: 'string', visits: 'string', triggers: 'string', rate: 'string', seconds: 'string', rounds: 'string', 'no-doc': 'boolean' },
+  'node dist/bench/backup.js [--users 100000] [--visits 20] [--triggers 10000] [--rate 100] [--seconds 10] [--rounds 3] [--no-doc]');
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -87,8 +90,8 @@ function backupsUntilStopped(dataDir: string, root: string) {
 }
 
 async function main(): Promise<void> {
-  const users = numArg('users', 100_000), visits = numArg('visits', 20), triggers = numArg('triggers', 10_000);
-  const rate = numArg('rate', 100), seconds = numArg('seconds', 10), rounds = numArg('rounds', 3);
+  const users = flag.num('users', 100_000), visits = flag.num('visits', 20), triggers = flag.num('triggers', 10_000);
+  const rate = flag.num('rate', 100), seconds = flag.num('seconds', 10), rounds = flag.num('rounds', 3);
   const root = mkdtempSync(path.join(tmpdir(), 'dwell-bench-backup-'));
   const unregister = atExit(() => rmSync(root, { recursive: true, force: true }));
   const dataDir = path.join(root, 'data');
