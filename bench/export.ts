@@ -31,7 +31,10 @@ import { S3RVER_KEYS, bucketApp, sampleTrigger } from '../test/bucket-helpers.js
 import { Samples } from './lib/stats.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { numArg } from './lib/flags.js';
+import { benchFlags } from '../src/research/flags.js';
+
+const flag = benchFlags({ triggers: 'string', rate: 'string', seconds: 'string', 'window-ms': 'string', 'no-doc': 'boolean' },
+  'node dist/bench/export.js [--triggers 300000] [--rate 2000] [--seconds 60] [--window-ms 30000] [--no-doc]');
 
 const gunzip = promisify(gunzipCb);
 const APPS = ['ak_bench0', 'ak_bench1', 'ak_bench2', 'ak_bench3'];
@@ -67,16 +70,16 @@ async function main(): Promise<void> {
   const s3 = await startS3rverChild(path.join(root, 's3'));
   const client = new S3Client({ region: 'us-east-1', endpoint: s3.endpoint, forcePathStyle: true, credentials: S3RVER_KEYS });
   const rows: string[][] = [];
-  const windowMs = numArg('window-ms', 30_000);
+  const windowMs = flag.num('window-ms', 30_000);
   const row = (label: string, total: number, r: Awaited<ReturnType<typeof phase>>, latency = true) => rows.push([
     label, fmtInt(total), fmtInt(r.enqueueRate), fmtInt(r.exportRate),
     latency ? fmtMs(r.lat.p50) : '–', latency ? fmtMs(r.lat.p99) : '–', latency ? fmtMs(r.lat.max) : '–', String(r.objects), fmtInt(r.lost), r.cpuUs.toFixed(1)]);
   try {
-    const n = numArg('triggers', 300_000);
+    const n = flag.num('triggers', 300_000);
     row('drain: queued first, then exported', n, await phase(client, s3.endpoint, path.join(root, 'drain'), { name: 'drain', total: n, rate: Infinity, windowMs, deadline, base: 0, prefill: true }), false);
     row('concurrent: enqueue flat out while exporting', n, await phase(client, s3.endpoint, path.join(root, 'burst'), { name: 'burst', total: n, rate: Infinity, windowMs, deadline, base: 500_000_000 }));
-    const rate = numArg('rate', 2_000);
-    const total = rate * numArg('seconds', 60);
+    const rate = flag.num('rate', 2_000);
+    const total = rate * flag.num('seconds', 60);
     row(`latency: ${fmtInt(rate)}/s, ${fmtInt(windowMs / 1000)} s window`, total, await phase(client, s3.endpoint, path.join(root, 'steady'), { name: 'steady', total, rate, windowMs, deadline, base: 1_000_000_000 }));
   } finally {
     client.destroy();
