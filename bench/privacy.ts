@@ -42,7 +42,10 @@ import { Samples, spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { DwellAdmin } from '../src/client/index.js';
-import { numArg } from './lib/flags.js';
+import { benchFlags } from '../src/research/flags.js';
+
+const flag = benchFlags({ users: 'string', visits: 'string', 'impact-users': 'string', rate: 'string', seconds: 'string', rounds: 'string', 'no-doc': 'boolean' },
+  'node dist/bench/privacy.js [--users 1000000] [--visits 20] [--impact-users 300000] [--rate 200] [--seconds 20] [--rounds 3] [--no-doc]');
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
@@ -202,8 +205,8 @@ async function impact(root: string, n: number, visits: number, rate: number, sec
 }
 
 async function main(): Promise<void> {
-  const n = numArg('users', 1_000_000);
-  const visits = numArg('visits', 20);
+  const n = flag.num('users', 1_000_000);
+  const visits = flag.num('visits', 20);
   const root = mkdtempSync(path.join(tmpdir(), 'dwell-bench-privacy-'));
   const unregister = atExit(() => rmSync(root, { recursive: true, force: true }));
   try {
@@ -213,9 +216,9 @@ async function main(): Promise<void> {
     log(`[populate] ${fmtInt(n)} users × ${visits} visits in ${((performance.now() - t) / 1000).toFixed(0)} s`);
     const ip = await inProcess(dir, n);
     rmSync(dir, { recursive: true, force: true });
-    const rate = numArg('rate', 200);
-    const seconds = numArg('seconds', 20);
-    const im = numArg('impact-users', 300_000) > 0 ? await impact(root, numArg('impact-users', 300_000), visits, rate, seconds, numArg('rounds', 3)) : null;
+    const rate = flag.num('rate', 200);
+    const seconds = flag.num('seconds', 20);
+    const im = flag.num('impact-users', 300_000) > 0 ? await impact(root, flag.num('impact-users', 300_000), visits, rate, seconds, flag.num('rounds', 3)) : null;
 
     const e = ip.erase;
     const sw = ip.sweep;
