@@ -45,6 +45,6 @@ export function natsBeacons(kv: KV): BeaconsState {
       await guard(() => kv.delete(key, revision === undefined ? {} : { previousSeq: revision }));
     },
     keys: (app) => keysOf(kv, `${app}.>`),
-      watch: (fn) => follow(kv, (e) => fn(e.key, decode<StoredBeacon>(e), e.revision)),
+    watch: (fn) => follow(kv, (e) => fn(e.key, decode<StoredBeacon>(e), e.revision)),
   };
 }
