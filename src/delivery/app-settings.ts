@@ -28,6 +28,9 @@ export class AppSettings {
   readonly get: AppLookup = (appKey, now, fresh = false) => {
     const hit = this.cache.get(appKey);
     if (hit && !fresh && now - hit.at < this.ttlMs) return hit.app;
+    // lmdb-js renews a thread's read snapshot on a timer: without this, a read just after the HTTP
+    // thread's commit (an app deleted, a secret rotated) could still see the record before it.
+    this.root.resetReadTxn();
     const stored = this.db.get(appKey);
     const app = stored && openApp(this.ring, stored);
     if (this.cache.size > 10_000) this.cache.clear(); // a bound, not an LRU: refills cost a get each
