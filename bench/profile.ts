@@ -30,17 +30,19 @@ export const TASK_PARTS: PartRule[] = [
   { part: 'inflate (gunzip)', fn: 'inflateSync', file: '/http/body.js' },
   { part: 'parse (UTF-8 check, JSON.parse)', fn: 'parseJson', file: '/http/json-body.js' },
   { part: 'validate', fn: 'validateDetect', file: '/schemas/validate-detect.js' },
-  { part: 'user record read (decode)', fn: 'read', file: '/users/store.js' },
+  // users/store.ts `modify` reads the record, runs the detection (whose frames name their own
+  // parts) and commits: what is left to it is the record's read, decode, encode, put and transaction.
   { part: '', fn: 'teaching', file: '/learned/' },
   { part: 'learned tables', file: '/learned/' },
-  { part: 'user record commit (read, encode, put)', fn: 'update', file: '/users/store.js' },
+  { part: 'user record read and commit (get, decode, encode, put)', fn: 'modify', file: '/users/store.js' },
+  { part: 'user record read and commit (get, decode, encode, put)', fn: 'teach', file: '/users/store.js' },
   { part: 'read snapshot renewal', fn: 'fresh', file: '/users/store.js' },
   { part: 'estimated address', fn: 'estimateAddress', file: '/venues/address.js' },
   { part: 'venue lookup (index, records)', file: '/venues/store.js' },
   { part: 'ranking', fn: 'rank', file: '/detect/rank.js' },
   { part: 'evidence (Wi-Fi, priors, history)', file: '/detect/evidence/' },
-  { part: 'geofences', fn: 'geofenceEvents', file: '/geofences/worker.js' },
-  { part: 'beacons', fn: 'beaconView', file: '/beacons/lookup.js' },
+  { part: 'geofences', file: '/geofences/' },
+  { part: 'beacons', file: '/beacons/' },
   { part: 'answer serialisation (JSON.stringify, UTF-8)', fn: 'settle', file: '/pipeline/detect.js' },
   { part: 'detection (stays, visits, the rest)', file: '/detect/' },
 ];
@@ -55,7 +57,7 @@ if (!file) throw new Error(`no .cpuprofile in ${dir}`);
 const profile = JSON.parse(readFileSync(path.join(dir, file), 'utf8')) as CpuProfile;
 if (!argv.keep) rmSync(dir, { recursive: true, force: true });
 
-const split = splitProfile(profile, { fn: 'detect', file: '/pipeline/detect.js' }, TASK_PARTS, 'task (the rest: request outcome, hand-off)');
+const split = splitProfile(profile, { fn: 'detectionTask', file: '/pipeline/detect.js' }, TASK_PARTS, 'task (the rest: request outcome, hand-off)');
 // The profiler slows what it watches: the ms are the shares of the run's own CPU median (http-task's table).
 const taskMs = Number(/\| whole task[^|]*\| ([\d.]+) \|/.exec(out)?.[1]);
 const rows = split.parts.map((p) => [p.part, (p.share * taskMs).toFixed(3), `${(p.share * 100).toFixed(1)} %`]);

@@ -30,7 +30,8 @@ const utf8 = new TextEncoder();
  * (learned/cache.ts): shared by the workers of one process.
  */
 export function detectTask(versions: Versions): (task: DetectTask) => Maybe<DetectResult> {
-  return (task) => {
+  // Named: bench:profile and bench:instructions find the task by this name.
+  return function detectionTask(task) {
     try {
       const t = threadState(task, versions);
       const out = t instanceof Promise ? t.then((s) => outcome(task, s)) : outcome(task, t);
