@@ -13,7 +13,10 @@
  *                           [--quick] [--server both|dwell|floor] [--bodies N] [--seed N]
  *                           [--open-fraction F] [--cpu-prof DIR] [--json FILE] [--also-node PATH]
  *
- * Targets (issue 2): Dwell ≥ 0.5 × the floor's req/s; p99 ≤ 50 ms at 70% of Dwell's peak.
+ * Targets (issue 29, after issue 2's 0.5 ×): Dwell ≥ 0.6 × the floor's req/s (0.7 × the stretch);
+ * p99 ≤ 50 ms at 70% of Dwell's peak. The server CPU a request is shown beside the floor's: issue
+ * 29's CPU target (the floor's + the detection + 0.1 ms) needs the detection's own CPU, which
+ * bench:profile measures (docs/performance.md puts the two together).
  * `--also-node PATH` runs Dwell a second time under that node binary (`npm run bench:http:node24`:
  * Node 24, where Dwell serves on node:http) beside the first and the floor, all three up at once
  * and their peak phases taking turns, and writes the section `http-node-versions`, not `http`.
@@ -41,7 +44,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DWELL_CLI = path.join(ROOT, 'dist/src/cli.js');
 const FLOOR = path.join(ROOT, 'dist/bench/floor-server.js');
 
-const TARGET_RATIO = 0.5;
+const TARGET_RATIO = 0.6;
+const STRETCH_RATIO = 0.7;
 const TARGET_P99_MS = 50;
 
 // ---------------------------------------------------------------------------------------------
@@ -420,9 +424,14 @@ function report(runs: ServerRun[]): string {
       const ratio = d.rps.median / f.rps.median;
       const clean = d.errors === 0 && f.errors === 0;
       verdicts.push([
-        `${name(run)} req/s ≥ ${TARGET_RATIO} × floor req/s`,
+        `${name(run)} req/s ≥ ${TARGET_RATIO} × floor req/s (${STRETCH_RATIO} × the stretch)`,
         `${fmtInt(d.rps.median)} / ${fmtInt(f.rps.median)} = ${ratio.toFixed(2)}`,
-        !clean ? 'FAIL (errors during the peak phases)' : ratio >= TARGET_RATIO ? 'PASS' : 'FAIL',
+        !clean ? 'FAIL (errors during the peak phases)' : ratio >= STRETCH_RATIO ? 'PASS (stretch too)' : ratio >= TARGET_RATIO ? 'PASS' : 'FAIL',
+      ]);
+      verdicts.push([
+        `${name(run)} server CPU a request, against the floor's`,
+        `${cpuMsPerReq(d.serverCpu, d.rps.median)} / ${cpuMsPerReq(f.serverCpu, f.rps.median)} ms = ${((d.serverCpu / d.rps.median) / (f.serverCpu / f.rps.median)).toFixed(1)} ×`,
+        '(issue 29: ≤ the floor\'s + the detection + 0.1 ms; see "What a request costs")',
       ]);
     }
     if (run.open) {
