@@ -17,6 +17,7 @@ import type { Signal } from '../../schemas/detect-request.js';
 import { beaconKey, type BeaconsHeard, type BeaconView, type RegisteredBeacon } from '../../schemas/beacon.js';
 import type { BeaconParams } from '../params.js';
 import { haversineM } from '../../geo/distance.js';
+import { gaussLog as gauss } from './gauss.js';
 import type { Venue } from '../venue.js';
 import { MAX_LEARNED_PER_STAY, type HeardBeacon, type LearnedHeard } from './learned-beacons.js';
 
@@ -144,8 +145,6 @@ function nearWall(outside: number, inside: number, d: number, bp: BeaconParams):
 
 /** log(e^a + e^b). */
 const orWall = (a: number, b: number): number => Math.max(a, b) + Math.log1p(Math.exp(-Math.abs(a - b)));
-
-const gauss = (x: number, mu: number, sd: number): number => { const z = (x - mu) / sd; return -0.5 * z * z - Math.log(sd); };
 
 const scratch = new Float64Array(64);
 

@@ -17,6 +17,7 @@
 import type { HeardBeacon } from '../../learned/shapes.js';
 import type { ApObservation } from '../../learned/tables.js';
 import type { BeaconParams } from '../params.js';
+import { gaussLog as gauss } from './gauss.js';
 import type { Venue } from '../venue.js';
 
 export type { HeardBeacon } from '../../learned/shapes.js';
@@ -30,7 +31,6 @@ export const MAX_LEARNED_PER_STAY = 8;
 const TEACH_VENUES = 3;
 
 const scratch = new Float64Array(64);
-const gauss = (x: number, mu: number, sd: number): number => { const z = (x - mu) / sd; return -0.5 * z * z - Math.log(sd); };
 
 /**
  * Log likelihood (≤ 0, relative to the best candidate) of each of the first `n` candidates under
