@@ -18,6 +18,11 @@ export class CatchUp {
 
   constructor(private readonly lastRevision: () => Promise<number>) {}
 
+  /** Readers waiting for the watch to deliver what they asked for. */
+  get waiting(): number {
+    return this.waiters.length;
+  }
+
   /** The watch delivered `revision`. */
   saw(revision: number): void {
     if (revision > this.seen) this.seen = revision;
@@ -33,8 +38,10 @@ export class CatchUp {
     if (this.seen >= last) return true;
     let timer: NodeJS.Timeout | undefined;
     const ok = await new Promise<boolean>((wake) => {
-      this.waiters.push({ revision: last, wake: () => wake(true) });
-      timer = setTimeout(() => wake(false), maxMs);
+      const waiter = { revision: last, wake: () => wake(true) };
+      this.waiters.push(waiter);
+      // A reader that gave up leaves the list now, not when the watch gets this far.
+      timer = setTimeout(() => { this.waiters = this.waiters.filter((w) => w !== waiter); wake(false); }, maxMs);
     });
     clearTimeout(timer);
     return ok;
