@@ -4,8 +4,11 @@ import { CLI } from './server.js';
 
 export interface CliResult { code: number | null; stdout: string; stderr: string }
 
-/** `env` is added to a process environment without any DWELL_* setting of the test runner's; a `serve` starts without the workers' warm-up (helpers/server.ts says why). */
-/** A command still running after `timeoutMs` (a server that should have refused to start) is killed: code null. */
+/**
+ * `env` is added to a process environment without any DWELL_* setting of the test runner's; a
+ * `serve` starts without the workers' warm-up (helpers/server.ts says why). A command still running
+ * after `timeoutMs` (a server that should have refused to start) is killed: code null.
+ */
 export function dwell(args: string[], env: Record<string, string> = {}, timeoutMs = 120_000): Promise<CliResult> {
   const base = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DWELL_')));
   const proc = spawn(process.execPath, [CLI, ...args], { env: { ...base, DWELL_WORKERS: '1', DWELL_WARM_UP: 'off', ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
