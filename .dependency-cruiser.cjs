@@ -4,10 +4,19 @@
  *
  *   shell     src/server/, src/pipeline/, src/ui/ (the explorer), src/ops/ (backup, restore, data format), workers/, src/cli*.ts, src/docs/, src/index.ts,
  *             src/research/ (the accuracy research tools: command lines over the detection core, not shipped)
- *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/, src/beacons/, src/feedback/
+ *   features  src/detect/, src/geofences/, src/delivery/, src/venues/, src/apps/, src/privacy/, src/recent/, src/beacons/, src/feedback/,
+ *             src/place-triggers/, src/regions/, src/integrity/
  *   state     src/users/, src/learned/, src/state/
  *   core      src/schemas/, src/http/, src/net/, src/geo/, src/time/, src/secrets/, src/errors.ts, src/log.ts, src/log-*.ts, src/signing.ts,
  *             src/config.ts, src/data-dir-lock.ts, src/cache-budget.ts, src/client/
+ *
+ * The kinds of trigger (contract §11) are built on the fences': place-triggers/ and regions/ take
+ * geofences/' fix model and edge geometry (a venue's radius is a circle, crossed as a fence is),
+ * and nothing else sideways; geofences/ and the other features never import them. integrity/
+ * (contract §12) is a step of detection: it reads the detection's context type and is imported by
+ * detect/, and by no other feature. Its two shapes that state keeps (flags.ts: a visit's flags,
+ * stored with the visits it answered; networks.ts: where a learned network may accuse) sit in the
+ * state layer, so users/, learned/ and delivery/ read them.
  *
  * A feature imports another feature only when it is venues/ or apps/: those two are the
  * reference data every feature reads (the venue store a detection ranks against, the app record
@@ -26,11 +35,20 @@
  * (THREAD_STARTERS), each at its own thread.
  *
  * client/ is what customers' servers install (`dwell/client`): it runs in their process, so it
- * imports only the signing and the schemas' types, never the service's state, logs or config.
+ * imports only the signing, the schemas' types and the real clock (time/wall.ts, which imports
+ * nothing), never the service's state, logs or config.
+ *
+ * Tests and benchmarks (issue 41, "One toolbox"): test/ and bench/ never import each other; what
+ * both need (starting `dwell serve` and nats-server, child processes and free ports, the strict
+ * flag reader, the accuracy harness) is src/devkit/, which imports neither and which the product
+ * never imports (only the research tools, themselves tooling, may); bench/ reaches the research
+ * tools' shared parts through it too. Like src/research/, it is left out of the published package
+ * (package.json "files").
  */
-const SHELL = '^(src/(server|pipeline|docs|ui|ops|research)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
-const FEATURES = '^src/(detect|geofences|delivery|venues|apps|privacy|recent|beacons|feedback)/';
-const STATE = '^src/(users|learned|state)/';
+const SHELL = '^(src/(server|pipeline|docs|ui|ops|research|devkit)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
+const FEATURES = '^src/(?!integrity/(flags|networks|established)\\.ts$)(detect|geofences|delivery|venues|apps|privacy|recent|beacons|feedback|place-triggers|regions|integrity)/';
+/** integrity/flags.ts, networks.ts and established.ts are what state keeps of integrity (a visit's flags, where a network may accuse, which networks can): state. */
+const STATE = '^src/((users|learned|state)/|integrity/(flags|networks|established)\\.ts$)';
 /** Module that starts a worker thread → the entry point it starts. */
 const THREAD_STARTERS = {
   'src/privacy/sweep-thread\\.ts$': '^workers/sweep\\.ts$',
@@ -89,7 +107,21 @@ module.exports = {
       severity: 'error',
       comment: 'venues/ and apps/ are reference data every feature reads; other features stay apart.',
       from: { path: '^src/(detect|geofences|delivery|venues|apps|recent|beacons)/' },
-      to: { path: '^src/(detect|geofences|delivery|recent|beacons|feedback)/', pathNot: '^src/$1/' },
+      to: { path: '^src/(detect|geofences|delivery|recent|beacons|feedback|place-triggers|regions)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'trigger-kinds-build-on-geofences-only',
+      severity: 'error',
+      comment: 'place-triggers/ and regions/ reuse the fences\' fixes and geometry; every other sideways need moves down.',
+      from: { path: '^src/(place-triggers|regions)/' },
+      to: { path: '^src/(detect|delivery|recent|beacons|feedback|integrity|place-triggers|regions)/', pathNot: '^src/$1/' },
+    },
+    {
+      name: 'integrity-is-a-step-of-detection',
+      severity: 'error',
+      comment: 'integrity/ may read detect/\'s context; detect/ is the only feature that imports it.',
+      from: { path: '^src/(geofences|delivery|venues|apps|recent|beacons|place-triggers|regions)/' },
+      to: { path: '^src/integrity/', pathNot: '^src/integrity/(flags|networks)\\.ts$' },
     },
     {
       name: 'no-feature-imports-privacy',
@@ -110,7 +142,7 @@ module.exports = {
       severity: 'error',
       comment: 'The client runs in customers\' servers: signing and schema types only, nothing of the service.',
       from: { path: '^src/client/' },
-      to: { path: '^src/', pathNot: '^src/(client/|schemas/|signing\\.ts$)' },
+      to: { path: '^src/', pathNot: '^src/(client/|schemas/|signing\\.ts$|time/wall\\.ts$)' },
     },
     {
       name: 'src-imports-no-entry-points-benches-or-tests',
@@ -118,6 +150,27 @@ module.exports = {
       comment: 'bench/ and test/ use src/; src/ never uses them (workers/: see only-thread-starters-point-at-workers).',
       from: { path: '^src/' },
       to: { path: '^(bench|test)/' },
+    },
+    {
+      name: 'bench-and-test-import-each-other-never',
+      severity: 'error',
+      comment: 'bench/ and test/ share what both need through src/devkit/, never by importing each other.',
+      from: { path: '^(bench|test)/' },
+      to: { path: '^(bench|test)/', pathNot: '^$1/' },
+    },
+    {
+      name: 'bench-uses-the-devkit-not-the-research-tools',
+      severity: 'error',
+      comment: 'src/research/ are command lines; what a benchmark shares with them (seeded randomness, vdsim, flags) is in src/devkit/.',
+      from: { path: '^bench/' },
+      to: { path: '^src/research/' },
+    },
+    {
+      name: 'only-tooling-imports-the-devkit',
+      severity: 'error',
+      comment: 'src/devkit/ is test and benchmark tooling, not shipped: the product never depends on it.',
+      from: { path: '^(src|workers)/', pathNot: '^src/(devkit|research)/' },
+      to: { path: '^src/devkit/' },
     },
     {
       name: 'every-module-in-a-layer',
@@ -135,7 +188,7 @@ module.exports = {
   ],
   options: {
     doNotFollow: { path: 'node_modules' },
-    exclude: { path: '^dist/' },
+    exclude: { path: '^(dist|test/fixtures)/' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
     enhancedResolveOptions: {

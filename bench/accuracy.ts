@@ -21,25 +21,28 @@ import os from 'node:os';
 import path from 'node:path';
 import { runImport } from '../src/venues/import/build.js';
 import { writePerformanceRow } from './lib/perf-doc.js';
-import { VDSIM } from '../src/research/vdsim.js';
-import { createApp, detect, importBeacons, startServer, type App, type Line } from './lib/accuracy-server.js';
-import { chooseVisits, readTruth, sendFeedback, truthWithout, type FeedbackTally } from './lib/accuracy-feedback.js';
+import { benchFlags, die } from '../src/devkit/flags.js';
+import { VDSIM } from '../src/devkit/vdsim.js';
+import { createApp, detect, importBeacons, startServer, type App, type Line } from '../src/devkit/accuracy/server.js';
+import { chooseVisits, readTruth, sendFeedback, truthWithout, type FeedbackTally } from '../src/devkit/accuracy/feedback.js';
 
-const argv = process.argv.slice(2);
-const arg = (name: string, dflt?: string): string | undefined => { const i = argv.indexOf(`--${name}`); return i >= 0 ? argv[i + 1] : dflt; };
+const USAGE = 'npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--name SET] [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N] [--feedback FRACTION] [--no-doc]';
+// The kit's strict reader: a mistyped flag exits 2 naming it instead of measuring the defaults.
+const flag = benchFlags({
+  venues: 'string', requests: 'string', name: 'string', results: 'string', vdsim: 'string', workers: 'string', concurrency: 'string',
+  feedback: 'string', 'no-doc': 'boolean',
+}, USAGE);
+const arg = (name: 'name' | 'results' | 'workers'): string | undefined => (flag.has(name) ? flag.str(name, '') : undefined);
 const say = (msg: string): void => { process.stderr.write(`[bench:accuracy] ${msg}\n`); };
 
-const venuesFile = arg('venues');
-const requestsDir = arg('requests');
-if (!venuesFile || !requestsDir) {
-  console.error('usage: npm run bench:accuracy -- --venues V.jsonl[.gz] --requests DIR [--name SET] [--results FILE] [--vdsim PATH] [--workers N] [--concurrency N] [--feedback FRACTION] [--no-doc]');
-  process.exit(2);
-}
-const vdsim = arg('vdsim') ? path.resolve(arg('vdsim')!) : VDSIM;
-const concurrency = Math.max(1, Number(arg('concurrency', '4')));
+const venuesFile = flag.str('venues', '');
+const requestsDir = flag.str('requests', '');
+if (!venuesFile || !requestsDir) die(`usage: ${USAGE}`);
+const vdsim = flag.has('vdsim') ? path.resolve(flag.str('vdsim', '')) : VDSIM;
+const concurrency = Math.max(1, flag.num('concurrency', 4));
 const setName = arg('name') ?? path.basename(path.resolve(requestsDir));
-const feedbackShare = arg('feedback') === undefined ? null : Number(arg('feedback'));
-if (feedbackShare !== null && !(feedbackShare > 0 && feedbackShare <= 1)) { console.error('--feedback takes a share of visits in (0, 1]'); process.exit(2); }
+const feedbackShare = flag.has('feedback') ? flag.num('feedback', 0) : null;
+if (feedbackShare !== null && !(feedbackShare > 0 && feedbackShare <= 1)) die('--feedback takes a share of visits in (0, 1]');
 
 /** What `vdsim score` prints (its README, "Scoring"), the fields the tables show. */
 type Score = { mode: 'structured'; top1: number; top3: number; top5: number; ece: number | null; transit_without_venue: number | null }

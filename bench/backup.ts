@@ -27,7 +27,8 @@ import { Pool } from 'undici';
 import { SCOPED_MARKER, userKey } from '../src/users/keys.js';
 import { touchKey } from '../src/users/touch.js';
 import { signature } from '../src/signing.js';
-import { atExit, freePort, spawnService, waitFor200 } from './lib/child.js';
+import { atExit, freePort, waitFor200 } from '../src/devkit/child.js';
+import { serveDwell } from '../src/devkit/dwell-serve.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { closedLoop, openLoop, type LoadResult } from './lib/load.js';
 import { rng } from './lib/rng.js';
@@ -36,7 +37,7 @@ import { BodyPool, prepareBody } from './lib/signing.js';
 import { spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { benchFlags } from '../src/research/flags.js';
+import { benchFlags } from '../src/devkit/flags.js';
 
 const flag = benchFlags({ users: 'string', visits: 'string', triggers: 'string', rate: 'string', seconds: 'string', rounds: 'string', 'no-doc': 'boolean' },
   'node dist/bench/backup.js [--users 100000] [--visits 20] [--triggers 10000] [--rate 100] [--seconds 10] [--rounds 3] [--no-doc]');
@@ -107,7 +108,7 @@ async function main(): Promise<void> {
     const env: NodeJS.ProcessEnv = {};
     for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DWELL_') && k !== 'PORT') env[k] = v;
     Object.assign(env, { PORT: String(port), DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_ADMIN_TOKEN: adminToken, DWELL_LOG_LEVEL: 'warn', DWELL_POSTBACK_ALLOW_PRIVATE: 'true', DWELL_POSTBACK_TIMEOUT_MS: '600000' });
-    const svc = await spawnService({ name: 'dwell', command: process.execPath, args: [CLI, 'serve'], env, port });
+    const svc = await serveDwell({ env, port });
     const pool = new Pool(svc.url, { connections: 64, pipelining: 1, headersTimeout: 15_000, bodyTimeout: 15_000 });
     try {
       await waitFor200(svc.url + '/readyz', 90_000, svc.proc);

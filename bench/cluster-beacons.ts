@@ -12,17 +12,17 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { atExit } from './lib/child.js';
+import { atExit } from '../src/devkit/child.js';
 import { openNatsState } from '../src/state/nats/kit.js';
 import { ClusterBeaconStore } from '../src/beacons/cluster-store.js';
 import { LmdbBeaconStore } from '../src/beacons/lmdb-store.js';
 import type { BeaconStore, ImportItem } from '../src/beacons/store.js';
 import type { BeaconInput } from '../src/schemas/beacon.js';
-import { startNatsCluster } from './lib/nats-server.js';
+import { startNatsCluster } from '../src/devkit/nats-server.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { Samples, median, spread } from './lib/stats.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
-import { benchFlags } from '../src/research/flags.js';
+import { benchFlags } from '../src/devkit/flags.js';
 
 const flag = benchFlags({ writes: 'string', lines: 'string', rounds: 'string', 'no-doc': 'boolean' },
   'node dist/bench/cluster-beacons.js [--writes 300] [--lines 20000] [--rounds 3] [--no-doc]');

@@ -14,9 +14,8 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
-import { atExit } from './lib/child.js';
+import { atExit } from '../src/devkit/child.js';
 import { startTriggerReceiver } from './lib/trigger-receiver.js';
 import { fmtInt, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
@@ -27,11 +26,10 @@ import { newTriggerId } from '../src/delivery/trigger-id.js';
 import { Metrics } from '../src/http/metrics.js';
 import type { StateTarget } from '../src/config.js';
 import type { Trigger } from '../src/schemas/visit.js';
-import { startNatsCluster } from './lib/nats-server.js';
+import { startNatsCluster } from '../src/devkit/nats-server.js';
+import { readFlags } from '../src/devkit/flags.js';
 
-const { values: argv } = parseArgs({
-  options: { backlog: { type: 'string', default: '20000' }, apps: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '64' }, 'no-doc': { type: 'boolean', default: false } },
-});
+const argv = readFlags({ backlog: { type: 'string', default: '20000' }, apps: { type: 'string', default: '8' }, concurrency: { type: 'string', default: '64' }, 'no-doc': { type: 'boolean', default: false } });
 const opts = { backlog: Number(argv.backlog), apps: Number(argv.apps), concurrency: Number(argv.concurrency) };
 const log = (s: string) => process.stderr.write(s + '\n');
 

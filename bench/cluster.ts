@@ -24,37 +24,34 @@ import { readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { killAll } from './lib/child.js';
+import { killAll } from '../src/devkit/child.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { BodyPool, prepareBody } from './lib/signing.js';
-import { startNatsCluster, type NatsCluster } from './lib/nats-server.js';
-import { startDwellNode, type DwellNode } from './lib/dwell-node.js';
+import { startNatsCluster, type NatsCluster } from '../src/devkit/nats-server.js';
+import { startDwellNode, type DwellNode } from '../src/devkit/dwell-node.js';
 import { createSyncApp, postDetect, newPool, type ErrorSamples } from './lib/detect-sender.js';
 import { runSetup, type SetupRun, type Rig } from './lib/cluster-phases.js';
 import { clusterReport } from './lib/cluster-report.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { publishStore } from '../src/venues/import/publish.js';
 import { numFlag } from './lib/num-flag.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SETUPS = ['embedded', 'cluster-1', 'cluster-2', 'cluster-4'] as const;
 type SetupName = (typeof SETUPS)[number];
 
-const { values: argv } = parseArgs({
-  options: {
-    seconds: { type: 'string' },
-    rounds: { type: 'string' },
-    warmup: { type: 'string' },
-    concurrency: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    setups: { type: 'string', default: SETUPS.join(',') },
-    'users-sample': { type: 'string' },
-    'nats-servers': { type: 'string' },
-    'no-doc': { type: 'boolean', default: false },
-    help: { type: 'boolean', default: false },
-  },
-  strict: true,
+const argv = readFlags({
+  seconds: { type: 'string' },
+  rounds: { type: 'string' },
+  warmup: { type: 'string' },
+  concurrency: { type: 'string' },
+  quick: { type: 'boolean', default: false },
+  setups: { type: 'string', default: SETUPS.join(',') },
+  'users-sample': { type: 'string' },
+  'nats-servers': { type: 'string' },
+  'no-doc': { type: 'boolean', default: false },
+  help: { type: 'boolean', default: false },
 });
 
 if (argv.help) {

@@ -30,7 +30,7 @@ import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
 import { M_PER_DEG, mPerDegLon } from '../src/geo/distance.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { benchFlags } from '../src/research/flags.js';
+import { benchFlags } from '../src/devkit/flags.js';
 
 const flag = benchFlags({ venues: 'string', events: 'string', keep: 'string', 'no-doc': 'boolean' },
   'node dist/bench/detect.js [--venues 1e7] [--events 20000] [--keep DIR] [--no-doc]');

@@ -27,11 +27,11 @@ import { gunzip as gunzipCb } from 'node:zlib';
 import { CreateBucketCommand, GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { Outbox } from '../src/delivery/outbox.js';
 import { BucketExporter } from '../src/delivery/bucket/exporter.js';
-import { S3RVER_KEYS, bucketApp, sampleTrigger } from '../test/bucket-helpers.js';
+import { S3RVER_KEYS, bucketApp, sampleTrigger } from '../src/devkit/s3-bucket.js';
 import { Samples } from './lib/stats.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { benchFlags } from '../src/research/flags.js';
+import { benchFlags } from '../src/devkit/flags.js';
 
 const flag = benchFlags({ triggers: 'string', rate: 'string', seconds: 'string', 'window-ms': 'string', 'no-doc': 'boolean' },
   'node dist/bench/export.js [--triggers 300000] [--rate 2000] [--seconds 60] [--window-ms 30000] [--no-doc]');

@@ -16,7 +16,7 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { readFlags } from '../src/devkit/flags.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -26,7 +26,7 @@ if (isMainThread) {
   const { markdownTable } = await import('./lib/table.js');
   const { writePerformanceSection } = await import('./lib/perf-doc.js');
   const { median } = await import('./lib/stats.js');
-  const { values: argv } = parseArgs({ options: { sizes: { type: 'string', default: '16,32,64' }, requests: { type: 'string', default: '3000' }, rounds: { type: 'string', default: '3' }, 'no-doc': { type: 'boolean' } } });
+  const argv = readFlags({ sizes: { type: 'string', default: '16,32,64' }, requests: { type: 'string', default: '3000' }, rounds: { type: 'string', default: '3' }, 'no-doc': { type: 'boolean' } });
   const sizes = argv.sizes!.split(',').map(Number);
   const requests = Number(argv.requests), rounds = Number(argv.rounds);
   const runs = new Map<number, Result[]>(sizes.map((s) => [s, []]));

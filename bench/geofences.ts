@@ -8,7 +8,6 @@
  * 3. Creates and updates per second through the HTTP API of a real `dwell serve` child process,
  *    signed per contract §1, closed loop, bounded duration.
  */
-import { connect, type Socket } from 'node:net';
 import { performance } from 'node:perf_hooks';
 import { FenceIndex } from '../src/geofences/fence-index.js';
 import { circle, preparePolygon, type Shape } from '../src/geofences/geometry.js';
@@ -19,12 +18,14 @@ import { closedLoop, type LoadResult } from './lib/load.js';
 import { markdownTable, fmtInt, fmtMs } from './lib/table.js';
 import { processCpuSeconds } from './lib/cpu.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { startDwell } from '../test/helpers/server.js';
-import { createApp, type TestApp } from '../test/helpers/client.js';
-import { benchFlags } from '../src/research/flags.js';
+import { DwellAdmin } from '../src/client/index.js';
+import { startDwellNode } from '../src/devkit/dwell-node.js';
+import { benchFlags } from '../src/devkit/flags.js';
+import { bulkFigures } from './geofences-bulk.js';
+import { Conn } from './geofences-conn.js';
 
-const flag = benchFlags({ fences: 'string', polygons: 'string', seconds: 'string', concurrency: 'string', cities: 'string', 'no-http': 'boolean', 'no-doc': 'boolean' },
-  'node dist/bench/geofences.js [--fences 1000000] [--polygons 100000] [--seconds 5] [--concurrency 128] [--cities 8] [--no-http] [--no-doc]');
+const flag = benchFlags({ fences: 'string', polygons: 'string', seconds: 'string', concurrency: 'string', cities: 'string', 'no-http': 'boolean', 'no-doc': 'boolean', 'no-bulk': 'boolean', 'bulk-only': 'boolean' },
+  'node dist/bench/geofences.js [--fences 1000000] [--polygons 100000] [--seconds 5] [--concurrency 128] [--cities 8] [--no-http] [--no-bulk] [--bulk-only] [--no-doc]');
 
 const CIRCLES = flag.num('fences', 1_000_000);
 const POLYGONS = flag.num('polygons', 100_000);
@@ -133,46 +134,12 @@ function upserts(index: FenceIndex): { rate: number; tiers: string } {
 
 type Phase = LoadResult & { serverCpuS: number; clientCpuS: number };
 
-/**
- * A keep-alive HTTP/1.1 connection, one request at a time, answers read by Content-Length. The
- * load generator shares the cores with the server: undici's per-request machinery cost about as
- * much CPU as the server's whole create, so it capped the rate it meant to measure. (Not
- * pipelined: the server leaves a connection unanswered when a request arrives behind a POST.)
- */
-class Conn {
-  private readonly sock: Socket;
-  private readonly waiting: Array<(r: [number, string]) => void> = [];
-  private buf: Buffer = Buffer.alloc(0);
-  constructor(port: number) {
-    this.sock = connect({ port, host: '127.0.0.1', noDelay: true });
-    this.sock.on('data', (chunk: Buffer) => this.read(chunk));
-    this.sock.on('error', () => { for (const w of this.waiting.splice(0)) w([0, '']); });
-  }
-  send(head: string, body: Buffer): Promise<[number, string]> {
-    this.sock.write(Buffer.concat([Buffer.from(head), body]));
-    return new Promise((resolve) => this.waiting.push(resolve));
-  }
-  close(): void { this.sock.end(); }
-  private read(chunk: Buffer): void {
-    this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk;
-    for (;;) {
-      const end = this.buf.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      const head = this.buf.toString('latin1', 0, end);
-      const len = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? NaN);
-      if (!Number.isFinite(len)) throw new Error(`no Content-Length in ${JSON.stringify(head)}`);
-      if (this.buf.length < end + 4 + len) return;
-      const body = this.buf.toString('utf8', end + 4, end + 4 + len);
-      this.buf = this.buf.subarray(end + 4 + len);
-      this.waiting.shift()!([Number(head.slice(9, 12)), body]);
-    }
-  }
-}
+const ADMIN_TOKEN = 'bench-geofences-admin-token';
 
 async function http(): Promise<{ create: Phase; update: Phase }> {
-  const dwell = await startDwell({ DWELL_WORKERS: '1' });
+  const dwell = await startDwellNode({ name: 'dwell', state: 'lmdb', adminToken: ADMIN_TOKEN, env: { DWELL_WORKERS: '1' } });
   try {
-    const app: TestApp = await createApp(dwell.url);
+    const app = await new DwellAdmin({ url: dwell.url, token: ADMIN_TOKEN }).createApp({ name: 'bench geofences', delivery: { method: 'sync' } });
     const conns = Array.from({ length: CONCURRENCY }, () => new Conn(dwell.port));
     const idle = [...conns];
     const base = `/v2/apps/${app.app_key}/geofences`;
@@ -208,11 +175,21 @@ async function http(): Promise<{ create: Phase; update: Phase }> {
     for (const c of conns) c.close();
     return { create, update };
   } finally {
-    await dwell.stop();
+    await dwell.close();
   }
 }
 
+/** 100,000 fences in one app: import, near searches, evaluation a signal (geofences-bulk.ts), its own section. */
+async function bulk(): Promise<void> {
+  if (flag.has('no-bulk')) return;
+  const rows = await bulkFigures(near, radius);
+  const table = markdownTable(['measure', 'value', 'notes'], rows, ['left', 'right', 'left']);
+  console.log(table);
+  writePerformanceSection('geofences-bulk', table);
+}
+
 async function main() {
+  if (flag.has('bulk-only')) return bulk();
   console.error(`building: ${fmtInt(CIRCLES)} circles + ${fmtInt(POLYGONS)} polygons around ${CITIES.length} cities${CITIES.length > 8 ? '' : ' (dense)'}`);
   const { index, ms } = buildIndex();
   const rows: string[][] = [];
@@ -237,6 +214,7 @@ async function main() {
   }
   console.log(table());
   writePerformanceSection('geofences', table());
+  await bulk();
 }
 
 main().catch((err) => {

@@ -6,7 +6,7 @@
  * all the work, LMDB has no background threads here); each is measured over `--rounds` passes
  * and the median and range are shown.
  *
- *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--warmup N] [--seed N] [--venues DIR] [--stage K]
+ *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--warmup N] [--seed N] [--venues DIR] [--stage K] [--batch N]
  *
  * Rows are cumulative stages (inflate, + parse, + validate, the task, the task's answer posted as
  * Piscina would): the differences are what each step adds. To see the task by function, run
@@ -19,26 +19,26 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { loadStore } from '../src/venues/store.js';
 import { parseJson } from '../src/http/json-body.js';
 import { validateDetect } from '../src/schemas/validate-detect.js';
-import type { DetectTask } from '../src/pipeline/task.js';
+import type { DetectBatch, DetectTask } from '../src/pipeline/task.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { prepareBody } from './lib/signing.js';
 import { median } from './lib/stats.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values: argv } = parseArgs({
-  options: {
-    bodies: { type: 'string', default: '2000' },
-    rounds: { type: 'string', default: '3' },
-    /** Warm-up passes of every stage: bench:instructions runs more (steady JIT state under valgrind). */
-    warmup: { type: 'string', default: '1' },
-    seed: { type: 'string', default: '1' },
-    venues: { type: 'string', default: path.join(ROOT, 'data/monaco') },
-    stage: { type: 'string' },
-  },
+const argv = readFlags({
+  bodies: { type: 'string', default: '2000' },
+  rounds: { type: 'string', default: '3' },
+  /** Warm-up passes of every stage: bench:instructions runs more (steady JIT state under valgrind). */
+  warmup: { type: 'string', default: '1' },
+  seed: { type: 'string', default: '1' },
+  venues: { type: 'string', default: path.join(ROOT, 'data/monaco') },
+  stage: { type: 'string' },
+  /** The whole task as the server now runs it: batches of N bodies through the worker's `batch` (pipeline/batch.ts); absent, one task a body. */
+  batch: { type: 'string' },
 });
 const nBodies = Number(argv.bodies), rounds = Number(argv.rounds), seed = Number(argv.seed), warmup = Number(argv.warmup);
 
@@ -47,9 +47,21 @@ const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-bench-task-'));
 process.on('exit', () => fs.rmSync(dataDir, { recursive: true, force: true }));
 const store = await loadStore(path.resolve(argv.venues!));
 // Imported after the store so the worker module's start-up (gazetteer load) is outside the figures.
-const detect = (await import('../workers/detect.js')).default as (t: DetectTask) => unknown;
+const worker = await import('../workers/detect.js');
+const batchSize = argv.batch ? Number(argv.batch) : 0;
+const single = worker.default as (t: DetectTask) => unknown;
+const batchFn = (worker as unknown as { batch?: (b: DetectBatch) => unknown }).batch;
+if (batchSize && !batchFn) throw new Error('--batch: this build\'s worker has no batch entry');
+/** One body: as one task, or (--batch N) the N-th body of a batch runs the batch of the last N. */
+const detect = (t: DetectTask, i: number): unknown => {
+  if (!batchSize) return single(t);
+  if ((i + 1) % batchSize !== 0 && i !== gz.length - 1) return 1;
+  const from = i - (i % batchSize);
+  const items = Array.from({ length: i + 1 - from }, (_, k) => ({ body: gz[from + k], gzip: true, sync: true, app: 0, now }));
+  return batchFn!({ v: 1, ctx: { store, dataDir }, apps: [app], items });
+};
 
-const app = { app_key: 'ak_bench', confirm_dwell_s: 300 };
+const app = { app_key: 'ak_bench', confirm_dwell_s: 300, integrity: 'flag' as const, region_events: false };
 /** A different `now` per pass, so a replayed body is a new request for stream state. */
 let now = Date.now();
 /** As the HTTP shell sends it: the gzip bytes as sent, a synchronous app. */
@@ -68,8 +80,8 @@ const stages: Array<[string, (i: number) => void]> = [
   ['inflate (gunzip)', (i) => { sink += gunzipSync(gz[i]).length; }],
   ['+ strict UTF-8 + JSON.parse', (i) => { sink += (parseJson(gunzipSync(gz[i])) as object) ? 1 : 0; }],
   ['+ validation', (i) => { sink += validateDetect(parseJson(gunzipSync(gz[i])), now).kind.length; }],
-  ['whole task (inflate to serialised answer)', (i) => { sink += detect(task(i)) ? 1 : 0; }],
-  ['whole task + its answer posted (cloned, bytes moved)', (i) => { sink += posted(detect(task(i))) ? 1 : 0; }],
+  ['whole task (inflate to serialised answer)', (i) => { sink += detect(task(i), i) ? 1 : 0; }],
+  ['whole task + its answer posted (cloned, bytes moved)', (i) => { sink += posted(detect(task(i), i)) ? 1 : 0; }],
 ];
 
 /** CPU ms per request over one pass of every body. */

@@ -11,7 +11,7 @@
  *
  *   node dist/bench/http.js [--duration S] [--warmup S] [--concurrency N] [--repeats N]
  *                           [--quick] [--server both|dwell|floor] [--bodies N] [--seed N]
- *                           [--open-fraction F] [--cpu-prof DIR] [--json FILE] [--also-node PATH]
+ *                           [--open-fraction F] [--cpu-prof DIR] [--json FILE] [--also-node PATH] [--baseline DIR]
  *
  * Targets (issue 29, after issue 2's 0.5 ×): Dwell ≥ 0.6 × the floor's req/s (0.7 × the stretch);
  * p99 ≤ 50 ms at 70% of Dwell's peak. The server CPU a request is shown beside the floor's: issue
@@ -20,6 +20,8 @@
  * `--also-node PATH` runs Dwell a second time under that node binary (`npm run bench:http:node24`:
  * Node 24, where Dwell serves on node:http) beside the first and the floor, all three up at once
  * and their peak phases taking turns, and writes the section `http-node-versions`, not `http`.
+ * `--baseline DIR` runs the Dwell built in another checkout (DIR/dist) the same way, beside this
+ * build and the floor, and writes the section `http-baseline`.
  * Exit code 0 when the run completed (whatever the verdict), 1 when it could not run.
  */
 import { randomBytes } from 'node:crypto';
@@ -27,8 +29,8 @@ import { mkdtempSync, rmSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir, availableParallelism, cpus } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
-import { atExit, killAll, spawnService, freePort, waitFor200, type Service } from './lib/child.js';
+import { atExit, killAll, spawnService, freePort, waitFor200, type Service } from '../src/devkit/child.js';
+import { serveDwell } from '../src/devkit/dwell-serve.js';
 import { cpuMeter, type CpuReport } from './lib/cpu.js';
 import { threadMeter, type ThreadSplit } from './lib/thread-cpu.js';
 import { structuredRequest } from './lib/detect-requests.js';
@@ -39,6 +41,7 @@ import { median, spread, type Spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DWELL_CLI = path.join(ROOT, 'dist/src/cli.js');
@@ -51,24 +54,22 @@ const TARGET_P99_MS = 50;
 // ---------------------------------------------------------------------------------------------
 // Options
 
-const { values: argv } = parseArgs({
-  options: {
-    duration: { type: 'string' },
-    warmup: { type: 'string' },
-    concurrency: { type: 'string' },
-    repeats: { type: 'string' },
-    quick: { type: 'boolean', default: false },
-    server: { type: 'string', default: 'both' },
-    bodies: { type: 'string', default: '2000' },
-    seed: { type: 'string', default: '1' },
-    'open-fraction': { type: 'string', default: '0.7' },
-    'cpu-prof': { type: 'string' },
-    json: { type: 'string' },
-    help: { type: 'boolean', default: false },
-    'no-doc': { type: 'boolean', default: false },
-    'also-node': { type: 'string', multiple: true },
-  },
-  strict: true,
+const argv = readFlags({
+  duration: { type: 'string' },
+  warmup: { type: 'string' },
+  concurrency: { type: 'string' },
+  repeats: { type: 'string' },
+  quick: { type: 'boolean', default: false },
+  server: { type: 'string', default: 'both' },
+  bodies: { type: 'string', default: '2000' },
+  seed: { type: 'string', default: '1' },
+  'open-fraction': { type: 'string', default: '0.7' },
+  'cpu-prof': { type: 'string' },
+  json: { type: 'string' },
+  help: { type: 'boolean', default: false },
+  'no-doc': { type: 'boolean', default: false },
+  'also-node': { type: 'string', multiple: true },
+  baseline: { type: 'string' },
 });
 
 if (argv.help) {
@@ -90,6 +91,8 @@ const opts = {
   cpuProf: argv['cpu-prof'] ? path.resolve(argv['cpu-prof']) : undefined,
   json: argv.json ? path.resolve(argv.json) : undefined,
   alsoNode: (argv['also-node'] ?? []).map((p) => path.resolve(p)),
+  /** Another checkout, built (its dist/src/cli.js): Dwell of that build runs beside this one, as --also-node does. */
+  baseline: argv.baseline ? path.resolve(argv.baseline) : undefined,
 };
 if (!opts.servers.every((s) => s === 'dwell' || s === 'floor')) {
   process.stderr.write(`--server: both, dwell or floor, got ${JSON.stringify(argv.server)}\n`);
@@ -111,6 +114,7 @@ function fileHelp(): string {
   --json FILE         also write the results as JSON
   --no-doc            do not write the results into docs/performance.md
   --also-node PATH    also run Dwell under this node binary (repeatable); written as http-node-versions
+  --baseline DIR      also run the Dwell built in checkout DIR (its dist/) beside this one; written as http-baseline
 `;
 }
 
@@ -230,7 +234,7 @@ async function openPhase({ svc, target, errors }: Started, peaks: Phase[]): Prom
 // ---------------------------------------------------------------------------------------------
 // Servers
 
-async function startDwell(node = process.execPath): Promise<Started> {
+async function startDwell(node = process.execPath, baseline?: string): Promise<Started> {
   const dataDir = mkdtempSync(path.join(tmpdir(), 'dwell-bench-'));
   const removeDataDir = () => rmSync(dataDir, { recursive: true, force: true });
   const unregister = atExit(removeDataDir);
@@ -254,7 +258,7 @@ async function startDwell(node = process.execPath): Promise<Started> {
     nodeArgs.push('--cpu-prof', '--cpu-prof-dir', opts.cpuProf);
   }
   log(`[dwell] starting ${path.relative(ROOT, DWELL_CLI)} serve on 127.0.0.1:${port} (workers: ${env.DWELL_WORKERS ?? 'default'})…`);
-  const svc = await spawnService({ name: 'dwell', command: node, args: [...nodeArgs, DWELL_CLI, 'serve'], env, port, startTimeoutMs: 30_000 });
+  const svc = await serveDwell({ node, nodeArgs, env, port, ...(baseline ? { cli: path.join(baseline, 'dist/src/cli.js'), name: 'dwell-baseline' } : {}) });
   const stop = async () => {
     const code = await svc.stop();
     const warnings = svc.logs.filter((l) => /"level":"(warn|error)"/.test(l));
@@ -266,7 +270,7 @@ async function startDwell(node = process.execPath): Promise<Started> {
   try {
     const t = Date.now();
     await waitFor200(svc.url + '/readyz', 90_000, svc.proc);
-    const runtime = runtimeOf(svc.logs);
+    const runtime = baseline ? `baseline: ${path.basename(baseline)}` : opts.baseline ? 'this build' : runtimeOf(svc.logs);
     log(`[dwell] ready in ${Date.now() - t} ms (pid ${svc.proc.pid}), ${runtime}`);
     const target = await createSyncApp(svc.url, adminToken);
     const smoke = await smokeTest(svc, target);
@@ -335,9 +339,11 @@ async function startFloor(): Promise<Started> {
 
 /** Each server alone, one after the other; with --also-node, all of them up at once, driven in turns. */
 async function benchAll(): Promise<ServerRun[]> {
-  const starts = opts.servers.flatMap((s) => s === 'floor' ? [() => startFloor()] : [process.execPath, ...opts.alsoNode].map((n) => () => startDwell(n)));
+  const dwellStarts = [process.execPath, ...opts.alsoNode].map((n) => () => startDwell(n));
+  if (opts.baseline) dwellStarts.push(() => startDwell(process.execPath, opts.baseline));
+  const starts = opts.servers.flatMap((s) => s === 'floor' ? [() => startFloor()] : dwellStarts);
   const runs: ServerRun[] = [];
-  if (!opts.alsoNode.length) {
+  if (!opts.alsoNode.length && !opts.baseline) {
     for (const start of starts) {
       const s = await start();
       try { runs.push(...await drive([s])); } finally { await s.stop(); }
@@ -484,7 +490,7 @@ async function main(): Promise<void> {
   if (bodies.grown) log(`(${bodies.grown} bodies were made during the run because the rate outran the prepared ${opts.bodies}; pool now ${bodies.size})`);
   const table = report(runs);
   process.stdout.write('\n' + table + '\n');
-  writePerformanceSection(opts.alsoNode.length ? 'http-node-versions' : 'http', table);
+  writePerformanceSection(opts.alsoNode.length ? 'http-node-versions' : opts.baseline ? 'http-baseline' : 'http', table);
   if (opts.json) {
     const plain = runs.map((r) => ({ ...r, errors: Object.fromEntries(r.errors) }));
     writeFileSync(opts.json, JSON.stringify({ options: opts, runs: plain }, null, 2));

@@ -2,7 +2,7 @@
  * Parquet import benchmark:  node dist/bench/import-parquet.js [--rows 200000] [--runs 3] [--no-doc]
  *
  * For each of `--format fsq-os-places` and `--format overture`, a seeded file of --rows places
- * in the published schema (test/helpers/places-parquet.ts; positions clustered like cities,
+ * in the published schema (src/devkit/places-parquet.ts; positions clustered like cities,
  * 2 % closed, half with an address, categories a mix of exact, broader and unknown ones; snappy
  * pages, row groups of 65,536 rows as the real releases roughly have) is
  *  - read: streamed row group by row group into venue records (categories, addresses completed
@@ -20,13 +20,13 @@ import { runImport } from '../src/venues/import/build.js';
 import { readFsq } from '../src/venues/import/fsq.js';
 import { readOverture } from '../src/venues/import/overture.js';
 import { Progress } from '../src/venues/import/report.js';
-import { writeFsqParquet, writeOvertureParquet, type FsqPlace, type OverturePlace } from '../test/helpers/places-parquet.js';
+import { writeFsqParquet, writeOvertureParquet, type FsqPlace, type OverturePlace } from '../src/devkit/places-parquet.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { mulberry32 } from './lib/rng.js';
 import { spread } from './lib/stats.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { fmtInt, markdownTable } from './lib/table.js';
-import { benchFlags } from '../src/research/flags.js';
+import { benchFlags } from '../src/devkit/flags.js';
 
 const flag = benchFlags({ rows: 'string', runs: 'string', 'no-doc': 'boolean' },
   'node dist/bench/import-parquet.js [--rows 200000] [--runs 3] [--no-doc]');

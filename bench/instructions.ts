@@ -5,7 +5,8 @@
  * change's effect can be measured on a busy machine (time cannot: perf's hardware counters are
  * not available here). Writes the table to docs/performance.md, section "instructions".
  *
- *   node dist/bench/instructions.js [--bodies N (60)] [--warmup N (5)] [--rounds N (1)] [--keep DIR] [--no-doc]
+ *   node dist/bench/instructions.js [--bodies N (60)] [--warmup N (5)] [--rounds N (1)] [--batch N] [--keep DIR] [--no-doc]
+ *     (--batch N: the bodies in batches of N through the worker's batch entry, as the server runs them)
  *   node dist/bench/instructions.js --from DIR [--bodies, --warmup, --rounds as run]   (a kept run again:
  *     its dumps and the perf map copied beside them as perf.map)
  *
@@ -22,14 +23,14 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } f
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { addDumps, inclusive, nameJit, readDump, readPerfMap, type CgDump } from './lib/callgrind.js';
 import { markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values: argv } = parseArgs({ options: { bodies: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' }, from: { type: 'string' }, 'no-doc': { type: 'boolean' }, 'with-compile': { type: 'boolean' } } });
+const argv = readFlags({ batch: { type: 'string' }, bodies: { type: 'string' }, warmup: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' }, from: { type: 'string' }, 'no-doc': { type: 'boolean' }, 'with-compile': { type: 'boolean' } });
 const bodies = numFlag('bodies', argv.bodies, 60, 10, 10_000);
 const warmup = numFlag('warmup', argv.warmup, 5, 1, 100);
 const rounds = numFlag('rounds', argv.rounds, 1, 1, 20);
@@ -48,7 +49,8 @@ export const PARTS: Array<[string, (name: string) => boolean]> = [
   ['validate (TypeBox check, contract rules)', js('validateDetect', 'src/schemas/validate-detect.js')],
   ['read snapshot renewal', js('fresh', 'src/users/store.js')],
   // users/store.ts `modify`: the record's read, the detection run on it, then one write transaction.
-  ['user record read, detection and commit', any(js('modify', 'src/users/store.js'), js('teach', 'src/users/store.js'))],
+  // In a batch (--batch): `prepare` (read and run) and the batch's one `commitAll`.
+  ['user record read, detection and commit', any(js('modify', 'src/users/store.js'), js('teach', 'src/users/store.js'), js('prepare', 'src/users/store.js'), js('commitAll', 'src/users/store.js'))],
   ['  detection (structured: stays, evidence, ranking)', js('detectStructured', 'src/detect/structured.js')],
   ['    assessment of a stay (evidence, venues, ranking)', js('assess', 'src/detect/assess.js')],
   ['      ranking', js('rank', 'src/detect/rank.js')],
@@ -58,15 +60,15 @@ export const PARTS: Array<[string, (name: string) => boolean]> = [
   ['  write transaction (encode, put, learned writes, commit)', js('teaching', 'src/learned/tables.js')],
   ['    learned writes', js('learn', 'src/learned/tables.js')],
   ['geofences', any(js('presenceStep', 'src/geofences/'), js('evaluate', 'src/geofences/'), js('evaluateAlone', 'src/geofences/'))],
-  ['answer serialisation (JSON.stringify, UTF-8)', js('settle', 'src/pipeline/detect.js')],
+  ['answer serialisation (JSON.stringify, UTF-8)', any(js('settle', 'src/pipeline/detect.js'), js('answered', 'src/pipeline/detect.js'))],
   ['GC (V8 collections, wherever they fall)', (n) => n.startsWith('v8::internal::Heap::CollectGarbage(')],
 ];
-const TASK = js('detectionTask', 'src/pipeline/detect.js');
+const TASK = any(js('detectionTask', 'src/pipeline/detect.js'), js('detectionBatch', 'src/pipeline/batch.js'));
 
 const dir = path.resolve(argv.from ?? argv.keep ?? mkdtempSync(path.join(tmpdir(), 'dwell-instructions-')));
 mkdirSync(dir, { recursive: true });
 const nodeFlags = ['--single-threaded', '--interrupt-budget=16384', '--perf-basic-prof', '--interpreted-frames-native-stack'];
-const task = [path.join(ROOT, 'dist/bench/http-task.js'), '--stage', '4', '--bodies', String(bodies), '--warmup', String(warmup), '--rounds', String(rounds)];
+const task = [path.join(ROOT, 'dist/bench/http-task.js'), '--stage', '4', '--bodies', String(bodies), '--warmup', String(warmup), '--rounds', String(rounds), ...(argv.batch ? ['--batch', argv.batch] : [])];
 // Callgrind stops counting inside V8's compilers (optimising and lazy): --single-threaded runs them in
 // this thread, inside whichever part first ran hot code, and a short run under valgrind never reaches
 // the JIT's steady state. Without them a pass counts the steady-state task, so one change's before and
@@ -126,7 +128,7 @@ const selfTop = [...dump.fns.values()].sort((a, b) => b.self - a.self).slice(0, 
 });
 const top = markdownTable(['function (own instructions only)', 'k instructions a request', 'share of the pass'], selfTop, ['left', 'right', 'right']);
 
-const md = `The worker's task on the bench:http bodies (${bodies} bodies, seed 1, Monaco store, one thread) under callgrind: ` +
+const md = `The worker's task on the bench:http bodies (${bodies} bodies${argv.batch ? ` in batches of ${argv.batch}` : ''}, seed 1, Monaco store, one thread) under callgrind: ` +
   `${warmup} warm-up passes (k instructions a request: ${warmDumps.map((x) => (x / 1000).toFixed(0)).join(', ')}), then ${rounds} measured. ` +
   `Instructions, not time: the count of a pass is the same on a busy machine. Shares are of the task function's inclusive count; ` +
   `indented parts are inside the one above (the commit's transaction holds the learned writes).\n\n${table}\n\n${top}\n\n` +

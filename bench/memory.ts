@@ -15,23 +15,22 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { runImport } from '../src/venues/import/build.js';
-import { atExit, freePort, spawnService, waitFor200, type Service } from './lib/child.js';
+import { atExit, freePort, waitFor200, type Service } from '../src/devkit/child.js';
+import { serveDwell } from '../src/devkit/dwell-serve.js';
 import { FreshUserBodies, loadRequestSet } from './lib/soak-requests.js';
 import { createSyncApp, newPool, postDetect, type ErrorSamples } from './lib/detect-sender.js';
 import { procMemory } from './lib/proc-memory.js';
 import { markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const say = (s: string) => process.stderr.write(`[bench:memory] ${s}\n`);
-const { values: argv } = parseArgs({
-  options: {
-    workers: { type: 'string', default: '1,2,4' }, detections: { type: 'string' }, 'burst-workers': { type: 'string' },
-    'settle-s': { type: 'string' }, baseline: { type: 'string' }, 'no-doc': { type: 'boolean' },
-  },
+const argv = readFlags({
+  workers: { type: 'string', default: '1,2,4' }, detections: { type: 'string' }, 'burst-workers': { type: 'string' },
+  'settle-s': { type: 'string' }, baseline: { type: 'string' }, 'no-doc': { type: 'boolean' },
 });
 const workerCounts = argv.workers!.split(',').map((w) => Math.round(numFlag('workers', w, 1, 1, 64)));
 const detections = Math.round(numFlag('detections', argv.detections, 3000, 0, 1_000_000));
@@ -62,7 +61,7 @@ async function start(root: string, workers: number): Promise<{ svc: Service; adm
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DWELL_') && k !== 'PORT') env[k] = v;
   Object.assign(env, { PORT: String(port), DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_ADMIN_TOKEN: adminToken, DWELL_LOG_LEVEL: 'warn', DWELL_RATE_LIMIT: '0', DWELL_WORKERS: String(workers) });
   if (store) env.DWELL_VENUES = store;
-  const svc = await spawnService({ name: 'dwell', command: process.execPath, args: [path.join(root, 'dist/src/cli.js'), 'serve'], env, port, startTimeoutMs: 30_000 });
+  const svc = await serveDwell({ cli: path.join(root, 'dist/src/cli.js'), env, port });
   await waitFor200(svc.url + '/readyz', 120_000, svc.proc);
   return { svc, adminToken };
 }

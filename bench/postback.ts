@@ -21,11 +21,10 @@ import type { AddressInfo } from 'node:net';
 import { mkdtempSync, readFileSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { atExit, freePort, spawnService, waitFor200 } from './lib/child.js';
+import { atExit, freePort, waitFor200 } from '../src/devkit/child.js';
+import { serveDwell } from '../src/devkit/dwell-serve.js';
 import { startTriggerReceiver } from './lib/trigger-receiver.js';
 import { cpuMeter, processCpuSeconds } from './lib/cpu.js';
 import { structuredRequest } from './lib/detect-requests.js';
@@ -42,14 +41,12 @@ import { newTriggerId } from '../src/delivery/trigger-id.js';
 import { Metrics } from '../src/http/metrics.js';
 import type { Trigger } from '../src/schemas/visit.js';
 import { DwellAdmin } from '../src/client/index.js';
+import { readFlags } from '../src/devkit/flags.js';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values: argv } = parseArgs({
-  options: {
-    rate: { type: 'string', default: '1000' }, duration: { type: 'string' }, backlog: { type: 'string' },
-    apps: { type: 'string', default: '8' }, repeat: { type: 'string', default: '1' }, quick: { type: 'boolean', default: false }, phase: { type: 'string', default: 'both' },
-    'no-doc': { type: 'boolean', default: false },
-  },
+const argv = readFlags({
+  rate: { type: 'string', default: '1000' }, duration: { type: 'string' }, backlog: { type: 'string' },
+  apps: { type: 'string', default: '8' }, repeat: { type: 'string', default: '1' }, quick: { type: 'boolean', default: false }, phase: { type: 'string', default: 'both' },
+  'no-doc': { type: 'boolean', default: false },
 });
 const quick = argv.quick === true;
 const opts = {
@@ -103,7 +100,7 @@ async function latencyPhase(): Promise<LatencyRun> {
   for (const [k, v] of Object.entries(process.env)) if (!k.startsWith('DWELL_') && k !== 'PORT') env[k] = v;
   Object.assign(env, { PORT: String(port), DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_ADMIN_TOKEN: token, DWELL_LOG_LEVEL: 'warn', DWELL_POSTBACK_ALLOW_PRIVATE: 'true', DWELL_MAX_QUEUE: '100000' });
   if (process.env.DWELL_WORKERS) env.DWELL_WORKERS = process.env.DWELL_WORKERS;
-  const svc = await spawnService({ name: 'dwell', command: process.execPath, args: [path.join(ROOT, 'dist/src/cli.js'), 'serve'], env, port });
+  const svc = await serveDwell({ env, port });
   try {
     await waitFor200(svc.url + '/readyz', 90_000, svc.proc);
     const app = await new DwellAdmin({ url: svc.url, token }).createApp({ name: 'bench', delivery: { method: 'postback', url: sink.url } });

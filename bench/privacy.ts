@@ -21,7 +21,6 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { performance } from 'node:perf_hooks';
-import { fileURLToPath } from 'node:url';
 import { open, type RootDatabase, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { Pool } from 'undici';
 import { Outbox } from '../src/delivery/outbox.js';
@@ -32,7 +31,8 @@ import { MIN_SWEEP_PER_SECOND, RetentionSweeper, SWEEP_BATCH_MS } from '../src/p
 import { SCOPED_MARKER, userKey } from '../src/users/keys.js';
 import { DAY_MS, SLOT_KEY, touchKey } from '../src/users/touch.js';
 import { signature } from '../src/signing.js';
-import { atExit, freePort, spawnService, waitFor200 } from './lib/child.js';
+import { atExit, freePort, waitFor200 } from '../src/devkit/child.js';
+import { serveDwell } from '../src/devkit/dwell-serve.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { openLoop, type LoadResult } from './lib/load.js';
 import { rng } from './lib/rng.js';
@@ -42,13 +42,12 @@ import { Samples, spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { DwellAdmin } from '../src/client/index.js';
-import { benchFlags } from '../src/research/flags.js';
+import { benchFlags } from '../src/devkit/flags.js';
 
 const flag = benchFlags({ users: 'string', visits: 'string', 'impact-users': 'string', rate: 'string', seconds: 'string', rounds: 'string', 'no-doc': 'boolean' },
   'node dist/bench/privacy.js [--users 1000000] [--visits 20] [--impact-users 300000] [--rate 200] [--seconds 20] [--rounds 3] [--no-doc]');
 
 const log = (s: string) => process.stderr.write(`${s}\n`);
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const APP = 'ak_privacybench';
 const NOW = Date.UTC(2026, 0, 1);
 const RETENTION_MS = 365 * DAY_MS;
@@ -146,7 +145,7 @@ async function serve(dataDir: string, retentionDays: number, rate: number, secon
     PORT: String(port), DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_ADMIN_TOKEN: adminToken,
     DWELL_LOG_LEVEL: 'warn', DWELL_USER_RETENTION_DAYS: String(retentionDays),
   });
-  const svc = await spawnService({ name: 'dwell', command: process.execPath, args: [path.join(ROOT, 'dist/src/cli.js'), 'serve'], env, port });
+  const svc = await serveDwell({ env, port });
   const pool = new Pool(svc.url, { connections: 64, pipelining: 1, headersTimeout: 15_000, bodyTimeout: 15_000 });
   const removed = async () => {
     const text = await (await fetch(svc.url + '/metrics', { headers: { authorization: `Bearer ${adminToken}` } })).text();

@@ -14,14 +14,14 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { splitProfile, type CpuProfile, type PartRule } from './lib/profile-parts.js';
 import { markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
-const { values: argv } = parseArgs({ options: { bodies: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' }, 'no-doc': { type: 'boolean' } } });
+const argv = readFlags({ bodies: { type: 'string' }, rounds: { type: 'string' }, keep: { type: 'string' }, 'no-doc': { type: 'boolean' } });
 const bodies = numFlag('bodies', argv.bodies, 1000, 10, 100_000);
 const rounds = numFlag('rounds', argv.rounds, 5, 1, 100);
 

@@ -10,7 +10,6 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { parseArgs } from 'node:util';
 import { openRecent } from '../src/recent/lmdb.js';
 import type { NewDetection } from '../src/recent/types.js';
 import { mulberry32 } from './lib/rng.js';
@@ -18,8 +17,9 @@ import { spread } from './lib/stats.js';
 import { markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
+import { readFlags } from '../src/devkit/flags.js';
 
-const { values: argv } = parseArgs({ options: { rate: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, count: { type: 'string' }, 'no-doc': { type: 'boolean' } } });
+const argv = readFlags({ rate: { type: 'string' }, seconds: { type: 'string' }, rounds: { type: 'string' }, count: { type: 'string' }, 'no-doc': { type: 'boolean' } });
 const rate = numFlag('rate', argv.rate, 1500, 10, 100_000);
 const seconds = numFlag('seconds', argv.seconds, 4, 0.5, 600);
 const rounds = numFlag('rounds', argv.rounds, 3, 1, 50);

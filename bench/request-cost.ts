@@ -25,7 +25,6 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { performance } from 'node:perf_hooks';
 import { gunzipSync, gzipSync } from 'node:zlib';
 import { loadStore } from '../src/venues/store.js';
@@ -37,9 +36,10 @@ import { loadRequestSet } from './lib/soak-requests.js';
 import { median, summarize, type Summary } from './lib/stats.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const say = (s: string) => process.stderr.write(`[bench:request-cost] ${s}\n`);
-const { values: argv } = parseArgs({ options: { passes: { type: 'string' }, 'part-load-passes': { type: 'string' }, 'gap-ms': { type: 'string' }, requests: { type: 'string' }, 'no-doc': { type: 'boolean' } } });
+const argv = readFlags({ passes: { type: 'string' }, 'part-load-passes': { type: 'string' }, 'gap-ms': { type: 'string' }, requests: { type: 'string' }, 'no-doc': { type: 'boolean' } });
 const passes = numFlag('passes', argv.passes, 4, 2, 50);
 const partPasses = numFlag('part-load-passes', argv['part-load-passes'], 2, 0, 50);
 const gapMs = numFlag('gap-ms', argv['gap-ms'], 3, 1, 100);
@@ -57,7 +57,7 @@ const store = await loadStore(storeDir ?? fileURLToPath(new URL('../../data/mona
 // Imported after the store, so the worker module's start-up (gazetteer) is outside every figure.
 const detect = (await import('../workers/detect.js')).default as (t: DetectTask) => Promise<unknown>;
 const dataDir = path.join(tmp, 'data');
-const app = { app_key: 'ak_cost', confirm_dwell_s: 300 };
+const app = { app_key: 'ak_cost', confirm_dwell_s: 300, integrity: 'flag' as const, region_events: false };
 const SECRET = 'request-cost-secret';
 
 interface Body { events?: Array<{ data: unknown[] }>; data?: unknown[]; advertising_id?: string; user_id?: string }

@@ -21,11 +21,11 @@ import { appendFileSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
 import { runImport } from '../src/venues/import/build.js';
 import { signature } from '../src/signing.js';
-import { atExit, freePort, spawnService, waitFor200, type Service } from './lib/child.js';
+import { atExit, freePort, spawnService, waitFor200, type Service } from '../src/devkit/child.js';
+import { serveDwell } from '../src/devkit/dwell-serve.js';
 import { closedLoop, openLoop, type Send } from './lib/load.js';
 import { FreshUserBodies, loadRequestSet } from './lib/soak-requests.js';
 import { GcLedger, parseGcLine } from './lib/gc-trace.js';
@@ -33,19 +33,17 @@ import { MinuteRecorder } from './lib/soak-minutes.js';
 import { markdown, verdicts, type SoakRun } from './lib/soak-report.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { DwellAdmin } from '../src/client/index.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const DETECT = '/v1/detect';
 const say = (line: string) => process.stderr.write(line + '\n');
 
-const { values: argv } = parseArgs({
-  options: {
-    rate: { type: 'string' }, 'peak-fraction': { type: 'string' }, 'peak-seconds': { type: 'string', default: '20' },
-    minutes: { type: 'string', default: '10' }, 'floor-minutes': { type: 'string' },
-    requests: { type: 'string' }, server: { type: 'string', default: 'both' }, connections: { type: 'string', default: '128' },
-    label: { type: 'string' }, 'gc-log': { type: 'string' }, 'node-args': { type: 'string' }, json: { type: 'string' }, 'no-doc': { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
-  },
-  strict: true,
+const argv = readFlags({
+  rate: { type: 'string' }, 'peak-fraction': { type: 'string' }, 'peak-seconds': { type: 'string', default: '20' },
+  minutes: { type: 'string', default: '10' }, 'floor-minutes': { type: 'string' },
+  requests: { type: 'string' }, server: { type: 'string', default: 'both' }, connections: { type: 'string', default: '128' },
+  label: { type: 'string' }, 'gc-log': { type: 'string' }, 'node-args': { type: 'string' }, json: { type: 'string' }, 'no-doc': { type: 'boolean', default: false }, help: { type: 'boolean', default: false },
 });
 if (argv.help) {
   say('usage: node dist/bench/soak.js [--rate N (default 300) | --peak-fraction F] [--minutes M (default 10)] [--floor-minutes M (default: --minutes)]\n' +
@@ -104,9 +102,9 @@ async function startDwell(store: string | undefined, gc: GcLedger): Promise<{ sv
   Object.assign(env, { PORT: String(port), DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_ADMIN_TOKEN: adminToken, DWELL_LOG_LEVEL: 'info', DWELL_RATE_LIMIT: '0' });
   if (store) env.DWELL_VENUES = store;
   const t0 = Date.now();
-  const svc = await spawnService({
-    name: 'dwell', command: process.execPath, args: ['--trace-gc', ...(argv['node-args']?.split(/\s+/).filter(Boolean) ?? []), path.join(ROOT, 'dist/src/cli.js'), 'serve'],
-    env, port, startTimeoutMs: 30_000,
+  const svc = await serveDwell({
+    nodeArgs: ['--trace-gc', ...(argv['node-args']?.split(/\s+/).filter(Boolean) ?? [])],
+    env, port,
     onLine: (line, at) => {
       const e = line.startsWith('[') ? parseGcLine(line) : null;
       if (!e) return;

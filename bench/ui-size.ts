@@ -1,14 +1,15 @@
 /**
  * The explorer page's transfer size (issue 19): `node dist/bench/ui-size.js`. Starts the real
- * server, opens /ui in Debian's Chromium (test/helpers/browser.ts flags), logs in and lists the
+ * server, opens /ui in Debian's Chromium (src/devkit/browser.ts flags), logs in and lists the
  * bytes that crossed the wire for each file the page loaded (gzip as served), before any data
  * is asked for: the page's own cost, with MapLibre GL JS, its worker and stylesheet.
  */
 import { performance } from 'node:perf_hooks';
-import { ADMIN_TOKEN, startDwell } from '../test/helpers/server.js';
-import { launchBrowser } from '../test/helpers/browser.js';
+import { launchBrowser } from '../src/devkit/browser.js';
+import { startDwellNode } from '../src/devkit/dwell-node.js';
 
-const dwell = await startDwell();
+const ADMIN_TOKEN = 'bench-ui-admin-token';
+const dwell = await startDwellNode({ name: 'dwell', state: 'lmdb', adminToken: ADMIN_TOKEN, env: { DWELL_WARM_UP: 'off' } });
 const browser = await launchBrowser();
 try {
   const page = await browser.newPage();
@@ -42,5 +43,5 @@ try {
   console.log('total'.padEnd(34), kib(sum('wire')), kib(sum('body')), `(${files.length} files; logged in and ready in ${Math.round(ms)} ms)`);
 } finally {
   await browser.close();
-  await dwell.stop();
+  await dwell.close();
 }

@@ -22,7 +22,7 @@ import { FORMAT_VERSION, writeCurrent } from '../src/venues/store-layout.js';
 import { syntheticVenues } from './lib/synthetic-venues.js';
 import { mulberry32 as rng } from './lib/rng.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
-import { benchFlags } from '../src/research/flags.js';
+import { benchFlags } from '../src/devkit/flags.js';
 
 /** --build/--serve/--root/--records are the child runs' own flags (one size per process). */
 const flag = benchFlags({ sizes: 'string', queries: 'string', 'records-max': 'string', 'no-nyc': 'boolean', 'no-doc': 'boolean',

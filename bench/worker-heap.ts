@@ -8,13 +8,13 @@
  *   node --expose-gc dist/bench/worker-heap.js [--workers N (2)] [--no-doc]
  */
 import { readFileSync } from 'node:fs';
-import { parseArgs } from 'node:util';
 import v8 from 'node:v8';
 import { isMainThread, parentPort, Worker } from 'node:worker_threads';
 import { placeDbBuffer } from '../src/venues/place-db/share.js';
 import { markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
+import { readFlags } from '../src/devkit/flags.js';
 
 const MB = 1048576;
 
@@ -24,7 +24,7 @@ if (!isMainThread) {
   parentPort!.postMessage({ spaces: v8.getHeapSpaceStatistics(), heap: v8.getHeapStatistics() });
   setInterval(() => {}, 1 << 30);
 } else {
-  const { values: argv } = parseArgs({ options: { workers: { type: 'string' }, 'no-doc': { type: 'boolean' } } });
+  const argv = readFlags({ workers: { type: 'string' }, 'no-doc': { type: 'boolean' } });
   const n = Math.round(numFlag('workers', argv.workers, 2, 1, 16));
   const anon = () => Number(/RssAnon:\s+(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1]) / 1024;
   const placeDb = placeDbBuffer();

@@ -46,19 +46,25 @@ export async function runApps(sub: string, appKey: string | undefined, v: Record
   }
 }
 
+/** The app's settings given as flags; a value the server refuses comes back as its 400. */
 function dwell(v: Record<string, string | boolean>) {
-  return v['confirm-dwell-s'] ? { confirm_dwell_s: Number(v['confirm-dwell-s']) } : {};
+  const out: Record<string, unknown> = {};
+  if (v['confirm-dwell-s']) out.confirm_dwell_s = Number(v['confirm-dwell-s']);
+  if (v.integrity) out.integrity = String(v.integrity);
+  if (v['region-events'] !== undefined) out.region_events = v['region-events'] === 'true' ? true : v['region-events'] === 'false' ? false : String(v['region-events']);
+  return out;
 }
 
 function deliveryFrom(v: Record<string, string | boolean>): Record<string, unknown> | undefined {
   if (v.delivery === undefined) return undefined;
   const method = String(v.delivery);
-  if (method === 'postback') return { method, url: v.url };
+  const events = v.events === undefined ? {} : { events: String(v.events).split(',').map((k) => k.trim()) };
+  if (method === 'postback') return { method, url: v.url, ...events };
   if (method === 'bucket') {
     const d: Record<string, unknown> = { method, provider: v.provider, bucket: v.bucket };
     for (const k of ['prefix', 'region', 'endpoint']) if (v[k]) d[k] = v[k];
     if (v.credentials) d.credentials = JSON.parse(String(v.credentials));
-    return d;
+    return { ...d, ...events };
   }
-  return { method };
+  return { method, ...events };
 }

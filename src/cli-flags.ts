@@ -27,6 +27,9 @@ const APP: Record<string, Flag> = {
   endpoint: { value: 'URL', doc: 'bucket: an S3-compatible store, or a GCS endpoint other than Google\'s' },
   credentials: { value: 'JSON', doc: "bucket: the credentials as JSON (without: the SDK's default chain)" },
   'confirm-dwell-s': { value: 'SECONDS', doc: 'the dwell that confirms a visit (contract §2; default 300)' },
+  events: { value: 'KINDS', doc: 'the kinds of trigger delivered by postback or bucket, comma-separated: visit,transit,geofence,place,region (default: all)' },
+  integrity: { value: 'flag|drop', doc: 'visits and events that fail the integrity checks: delivered with their flags (flag, default) or not delivered (drop) (contract §12)' },
+  'region-events': { value: 'true|false', doc: 'country entry and exit events (contract §11; default false)' },
 };
 const ADMIN: Record<string, Flag> = {
   'url-base': { value: 'URL', doc: 'the server the apps commands talk to (default $DWELL_URL, else http://127.0.0.1:$PORT)' },

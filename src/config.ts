@@ -24,6 +24,13 @@ const bool = (raw: string): boolean => {
   throw new Error(`expected true or false, got ${JSON.stringify(raw)}`);
 };
 const str = (raw: string): string => raw;
+/** true or false, or an ISO-8601 instant with its zone: the movable clock starts there (ms since the epoch). */
+const testClock = (raw: string): boolean | number => {
+  if (!/^\d{4}-\d\d-\d\dT/.test(raw)) return bool(raw);
+  const at = Date.parse(raw);
+  if (!/(Z|[+-]\d\d:\d\d)$/.test(raw) || !Number.isFinite(at)) throw new Error(`expected true, false or an ISO-8601 instant with its zone, got ${JSON.stringify(raw)}`);
+  return at;
+};
 /** Days, fractional allowed (0.5 is twelve hours); 0 turns the sweep off. */
 const days = (raw: string): number => {
   const n = Number(raw);
@@ -51,7 +58,7 @@ const SETTINGS = {
   adminToken: { env: 'DWELL_ADMIN_TOKEN', doc: 'bearer token of the admin API (unset: the admin API answers 401)', parse: str, fallback: () => '' },
   postbackAllowPrivate: { env: 'DWELL_POSTBACK_ALLOW_PRIVATE', doc: 'let postback URLs reach loopback, private and link-local addresses', parse: bool, fallback: () => false },
   workers: { env: 'DWELL_WORKERS', doc: 'detection worker threads', parse: int(1, 256), fallback: () => Math.max(1, availableParallelism()) },
-  workerTasks: { env: 'DWELL_WORKER_TASKS', doc: 'detections handed to each worker ahead of time (more: fewer thread hand-offs; fewer: a shorter wait behind a slow one)', parse: int(1, 1024), fallback: () => 12 },
+  workerTasks: { env: 'DWELL_WORKER_TASKS', doc: 'tasks handed to each worker ahead of time; detections go in batches, at most 2 of them out to a worker (the one it runs and the next), so values above 2 only widen the start-up warm-up', parse: int(1, 1024), fallback: () => 12 },
   cacheMb: { env: 'DWELL_CACHE_MB', doc: 'MB the detection workers\' in-heap caches may hold together (learned access points and networks, venue records, estimated addresses, Wi-Fi names), split evenly between the workers', parse: int(8, 1_048_576), fallback: () => DEFAULT_CACHE_MB },
   warmUp: { env: 'DWELL_WARM_UP', doc: '`on`: /readyz waits for the detection workers to warm up on the venue store (synthetic detections until a detection\'s time stops falling, at most ~15 s); `off`: ready without warming, the first requests then run cold (tests and one-off runs, not a node that takes traffic)', parse: (raw: string): 'on' | 'off' => {
     if (raw !== 'on' && raw !== 'off') throw new Error(`expected on or off, got ${JSON.stringify(raw)}`);
@@ -79,7 +86,7 @@ const SETTINGS = {
   storePollMs: { env: 'DWELL_STORE_POLL_MS', doc: 'how often the venue store is checked for a newer import', parse: int(100, 3_600_000), fallback: () => 2_000 },
   metricsPort: { env: 'DWELL_METRICS_PORT', doc: 'a second listener serving only GET /metrics, without the admin token (0 picks a free one; unset: none, and /metrics is on PORT with the admin token only)', parse: (raw: string): number | null => (raw === '' ? null : int(0, 65535)(raw)), fallback: (): number | null => null },
   metricsHost: { env: 'DWELL_METRICS_HOST', doc: 'address of the metrics listener: keep it internal (loopback, or a private interface a scraper reaches)', parse: str, fallback: () => '127.0.0.1' },
-  testClock: { env: 'DWELL_TEST_CLOCK', doc: 'tests only, never in production: `POST /admin/clock` may move the server\'s time forward (TTLs, expiry, retention and backoff fall due at once); unset, it answers 403', parse: bool, fallback: () => false },
+  testClock: { env: 'DWELL_TEST_CLOCK', doc: 'tests only, never in production: `POST /admin/clock` may move the server\'s time forward (TTLs, expiry, retention and backoff fall due at once); unset, it answers 403. An ISO-8601 instant instead of true starts the server\'s time there (a fixture written on a given day opens as on that day)', parse: testClock, fallback: (): boolean | number => false },
   logLevel: { env: 'DWELL_LOG_LEVEL', doc: 'debug, info, warn or error', parse: (raw: string) => {
     if (!['debug', 'info', 'warn', 'error'].includes(raw)) throw new Error(`expected debug, info, warn or error, got ${JSON.stringify(raw)}`);
     return raw as 'debug' | 'info' | 'warn' | 'error';
@@ -123,7 +130,7 @@ export function refuseVenuesInCluster(config: Config): void {
   throw new Error(`setting ${SETTINGS.venues.env} (${flagName(SETTINGS.venues.env)}): a cluster node (DWELL_STATE=nats://…) serves the venue store published to the cluster, not ${config.venues}; publish it with \`dwell import <file> --out <dir> --publish <NATS URLs>\` and start the node without ${flagName(SETTINGS.venues.env)}`);
 }
 
-/** The settings table for `dwell --help` and the README. */
+/** The settings table for `dwell --help` and docs/operating.md. */
 export function describeSettings(): string {
   return Object.values(SETTINGS as Record<string, Setting<unknown>>)
     .map((s) => `  ${s.env.padEnd(30)} ${flagName(s.env).padEnd(26)} ${s.doc}`)
@@ -145,7 +152,7 @@ const DEFAULT_TEXT: { readonly [K in keyof Settings]?: string } = {
   secretKeyOld: 'none',
 };
 
-/** The settings as a Markdown table (variable, flag, default, meaning): the README's, kept equal to it by test/docs-settings. */
+/** The settings as a Markdown table (variable, flag, default, meaning): docs/operating.md's, kept equal to it by test/docs-settings. */
 export function settingsMarkdown(): string {
   const cell = (s: string) => s.replace(/\|/g, '\\|');
   const rows = (Object.entries(SETTINGS) as [keyof Settings, Setting<unknown>][]).map(([key, s]) => {

@@ -22,7 +22,9 @@ export function context(venuesFile: string, dataDir = tempDir()): DetectContext 
     users: openUserStore(dataDir, { noSync: true }),
     estimateAddress: () => ({ city: 'Testville', country: 'US' }),
     app: { app_key: 'test-app', confirm_dwell_s: 300 },
-    now: Date.parse('2024-05-06T12:00:00Z'),
+    // The server's time when these requests arrive: after every fixture's signals (contract §12
+    // flags a signal more than 300 s after it as clock_skew, and a flagged visit teaches nothing).
+    now: Date.parse('2025-01-01T00:00:00Z'),
     params: DEFAULT_PARAMS,
     dataDir,
   };

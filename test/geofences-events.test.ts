@@ -1,12 +1,12 @@
-/** Entry and exit events: the pure hysteresis over a sequence of fixes, then the worker entry point over LMDB. */
+/** Entry and exit events: the pure hysteresis over a sequence of fixes, then a worker's fence view over LMDB. */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { evaluate, evaluateAlone, NO_PRESENCE, type Fix } from '../src/geofences/events.js';
+import { evaluate, evaluateAlone, NO_PRESENCE, type FencePresence, type Fix } from '../src/geofences/events.js';
 import { FenceIndex } from '../src/geofences/fence-index.js';
 import { circle } from '../src/geofences/geometry.js';
 import { M_PER_DEG } from '../src/geo/distance.js';
 import { GeofenceStore } from '../src/geofences/store.js';
-import { geofenceEvents } from '../src/geofences/worker.js';
+import { fenceView } from '../src/geofences/worker.js';
 import { tempDir } from './helpers/server.js';
 import { stampAfter } from './helpers/stamps.js';
 
@@ -35,8 +35,8 @@ test('entry then exit from a sequence of fixes; straddling fixes change nothing'
   ];
   const out = evaluate(view(), NO_PRESENCE, fixes, Date.now());
   assert.deepEqual(out.events, [
-    { type: 'entry', geofence_id: 'gf_casino', tag: 'casino', push_text: 'Welcome!', timestamp: fixes[2].timestamp, location: { lat: fixes[2].lat, long: C.long, accuracy: 20 } },
-    { type: 'exit', geofence_id: 'gf_casino', tag: 'casino', push_text: 'Welcome!', timestamp: fixes[5].timestamp, location: { lat: fixes[5].lat, long: C.long, accuracy: 20 } },
+    { type: 'entry', geofence_id: 'gf_casino', tag: 'casino', push_text: 'Welcome!', metadata: null, timestamp: fixes[2].timestamp, location: { lat: fixes[2].lat, long: C.long, accuracy: 20 } },
+    { type: 'exit', geofence_id: 'gf_casino', tag: 'casino', push_text: 'Welcome!', metadata: null, timestamp: fixes[5].timestamp, location: { lat: fixes[5].lat, long: C.long, accuracy: 20 } },
   ]);
   assert.deepEqual(out.presence.inside, []);
 });
@@ -81,8 +81,18 @@ test('no user: the earliest fix says where the device is, later fixes raise the 
   assert.deepEqual(evaluateAlone(v, [], now), []);
 });
 
-test('geofenceEvents over LMDB: per user, per app, kept between calls', async () => {
+test('a worker\'s fence view over LMDB: per app, current with the store; presence carried by the caller', async () => {
   const dir = tempDir();
+  // The user's record's part (users/presence.ts), kept here as a detection commit keeps it.
+  const kept = new Map<string, FencePresence>();
+  const geofenceEvents = (_dir: string, app: string, user: string | null, fixes: Fix[], now: number) => {
+    const view = fenceView(dir, app);
+    if (!view) return [];
+    if (user === null) return evaluateAlone(view, fixes, now);
+    const ev = evaluate(view, kept.get(`${app}/${user}`) ?? NO_PRESENCE, fixes, now);
+    kept.set(`${app}/${user}`, ev.presence);
+    return ev.events;
+  };
   const store = new GeofenceStore(dir);
   try {
     const a = await store.create('ak_a', { tag: 'casino', location: { lat: C.lat, long: C.long, radius: 100 }, ttl: 0, push_text: 'Hi' });
@@ -105,4 +115,29 @@ test('geofenceEvents over LMDB: per user, per app, kept between calls', async ()
   } finally {
     await store.close();
   }
+});
+
+test('dwell: once a stay at the first fix at or after entry + dwell; a straddling fix is no exit; a dwell set to 0 meanwhile raises none', () => {
+  let dwell = 300;
+  const v = { index: view().index, info: () => ({ tag: null, push_text: null, dwell, metadata: { k: 'v' } }) };
+  const now = Date.now();
+  const entered = evaluate(v, NO_PRESENCE, [fix(0, 500, 10), fix(1, 0, 10)], now);
+  assert.deepEqual(entered.presence.dwell, { gf_casino: Date.parse(fix(1, 0).timestamp) });
+  const straddling = evaluate(v, entered.presence, [fix(4, 90, 30)], now);
+  assert.deepEqual(straddling.events, [], 'straddling the edge 3 minutes in: still inside, still counting');
+  const dwelled = evaluate(v, straddling.presence, [fix(6, 0, 10), fix(7, 0, 10)], now);
+  assert.deepEqual(dwelled.events.map((e) => [e.type, e.timestamp, e.metadata]), [['dwell', fix(6, 0).timestamp, { k: 'v' }]]);
+  assert.equal(dwelled.presence.dwell, undefined, 'nothing left counting');
+  assert.deepEqual(evaluate(v, dwelled.presence, [fix(30, 0, 10)], now).events, [], 'once a stay');
+  // Re-entered, then the fence's dwell set to 0 before the count completes: no dwell for that stay.
+  const back = evaluate(v, dwelled.presence, [fix(31, 500, 10), fix(32, 0, 10)], now);
+  assert.deepEqual(back.events.map((e) => e.type), ['exit', 'entry']);
+  dwell = 0;
+  const zero = evaluate(v, back.presence, [fix(40, 0, 10)], now);
+  assert.deepEqual(zero.events, []);
+  assert.equal(zero.presence.dwell, undefined);
+  // No user: a count started and completed within one request.
+  dwell = 120;
+  assert.deepEqual(evaluateAlone(v, [fix(0, 500, 10), fix(1, 0, 10), fix(2, 0, 10), fix(3, 0, 10)], now).map((e) => [e.type, e.timestamp]),
+    [['entry', fix(1, 0).timestamp], ['dwell', fix(3, 0).timestamp]]);
 });

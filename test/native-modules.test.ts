@@ -1,6 +1,6 @@
 /**
  * The native modules Dwell loads are N-API builds, so they load on every supported Node (20 and
- * 24, README "Node versions"): LMDB opens, writes and reads a store; msgpackr decodes with
+ * 24, docs/operating.md "Node versions"): LMDB opens, writes and reads a store; msgpackr decodes with
  * msgpackr-extract rather than its JavaScript fallback, which would only be slower, so nothing
  * else would notice its absence.
  */

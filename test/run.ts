@@ -22,6 +22,7 @@ const filesIn = (dir: string) => readdirSync(join(here, dir)).filter((f) => f.en
 /** The end-to-end files that also run against a cluster (contract §8: any node answers as one would). */
 export const CLUSTER_FILES = [
   'api-detect', 'api-users-history', 'geofences-api', 'api-replay', 'privacy-erase', 'beacons-api', 'api-visit-feedback',
+  'geofences-bulk', 'api-place-triggers',
 ];
 
 /**
@@ -43,7 +44,8 @@ interface Suite { name: string; files: () => string[]; env?: Record<string, stri
 // In the order they take free places in the pool: the three that run one file at a time first, so
 // that they run beside the end-to-end files rather than after them.
 const SUITES: Suite[] = [
-  { name: 'unit', files: () => filesIn('.'), parallel: () => 1 },
+  // bench/test/: the benchmarks' own pure parts (reports, projections, the performance.md writer).
+  { name: 'unit', files: () => [...filesIn('.'), ...filesIn('../bench/test')], parallel: () => 1 },
   { name: 'state', files: () => filesIn('state'), parallel: () => 1 },
   { name: 'cluster', files: () => CLUSTER_FILES.map((f) => join(here, 'e2e', `${f}.test.js`)), env: { DWELL_TEST_CLUSTER: '1' }, parallel: () => 1 },
   { name: 'e2e', files: () => filesIn('e2e').sort((a, b) => rank(a) - rank(b)), parallel: (n) => n },
@@ -54,13 +56,13 @@ const ALSO: Suite = {
 };
 
 interface Group { label: string; suite: Suite; node: string; pending: string[]; running: number; parallel: number; t0: number; ms: number; failed: string[] }
-interface Done { group: Group; file: string; ms: number; ok: boolean }
+interface Done { group: Group; file: string; ms: number; ok: boolean; output: string }
 
 /** One file in its own `node --test` process; its output kept and printed once it has ended. */
 function runFile(group: Group, file: string): Promise<Done> {
   const t0 = Date.now();
   // --test-force-exit: a file whose test failed before stopping its server still ends (its servers
-  // are killed as it exits: bench/lib/child.ts) instead of holding the run open on their pipes.
+  // are killed as it exits: src/devkit/child.ts) instead of holding the run open on their pipes.
   const child = spawn(group.node, ['--test', '--test-force-exit', '--test-reporter=spec', file], {
     stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...group.suite.env },
   });
@@ -72,8 +74,9 @@ function runFile(group: Group, file: string): Promise<Done> {
       const ms = Date.now() - t0;
       const ok = code === 0;
       process.stdout.write(`\n# ${group.label} ${relative(here, file)}: ${ok ? 'passed' : 'FAILED'} in ${(ms / 1000).toFixed(1)} s\n`);
-      process.stdout.write(Buffer.concat(out));
-      resolve({ group, file, ms, ok });
+      const output = Buffer.concat(out).toString();
+      process.stdout.write(output);
+      resolve({ group, file, ms, ok, output });
     });
   });
 }
@@ -104,6 +107,18 @@ async function pool(groups: Group[], concurrency: number): Promise<Done[]> {
     };
     next();
   });
+}
+
+/**
+ * A failed file's reasons once more at the very end, where a CI log's tail shows them: from the
+ * spec reporter's closing "failing tests" list (the whole output's end if it has none: a crash).
+ */
+function failures(d: Done): string {
+  const at = d.output.lastIndexOf('failing tests:');
+  const text = at >= 0 ? d.output.slice(at) : d.output;
+  const CAP = 4_000;
+  const shown = text.length > CAP ? `${text.slice(0, CAP)}\n… (${text.length - CAP} characters more: the file's whole output is printed above)` : text;
+  return `# ${d.group.label} ${relative(here, d.file)} FAILED:\n${shown.trimEnd()}\n\n`;
 }
 
 async function main() {
@@ -138,6 +153,7 @@ async function main() {
   const t0 = Date.now();
   const done = await pool(groups, concurrency);
   process.stdout.write('\n');
+  for (const d of done.filter((x) => !x.ok)) process.stdout.write(failures(d));
   for (const g of groups) {
     process.stdout.write(`# suite ${g.label}: ${g.failed.length ? `FAILED (${g.failed.join(', ')})` : 'passed'} in ${(g.ms / 1000).toFixed(0)} s\n`);
   }

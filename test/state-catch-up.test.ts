@@ -41,11 +41,18 @@ test('already caught up: true without waiting for the watch', async () => {
 
 test('a reader that gives up after maxMs answers false and leaves no waiter behind', async () => {
   const q = queries();
-  const c = new CatchUp(q.ask);
+  // The give-up timer fires when the test says, not when a busy machine gets round to it.
+  const timers: Array<{ ms: number; fire: () => void }> = [];
+  const c = new CatchUp(q.ask, (ms, fire) => {
+    timers.push({ ms, fire });
+    return () => {};
+  });
   const p = c.caughtUp(20);
   q.answer(50);
   await tick();
   assert.equal(c.waiting, 1);
+  assert.deepEqual(timers.map((t) => t.ms), [20], 'one give-up timer of maxMs');
+  timers[0]!.fire();
   assert.equal(await p, false);
   assert.equal(c.waiting, 0, 'the timed-out waiter is gone before the watch reaches its revision');
   c.saw(50); // nothing left to wake

@@ -3,6 +3,7 @@ import { test, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { Worker } from 'node:worker_threads';
 import { MovableClock, clock, clockBuffer, onAdvance, systemClock, useClock } from '../src/time/clock.js';
+import { loadConfig } from '../src/config.js';
 
 const DAY_MS = 86_400_000;
 afterEach(() => useClock(systemClock));
@@ -29,6 +30,15 @@ test('a movable clock moves forward only, by what it was told, and answers its n
   for (const bad of [-1, Number.NaN, Number.POSITIVE_INFINITY]) assert.throws(() => c.advance(bad), RangeError);
   assert.equal(c.offsetMs, 400 * DAY_MS, 'a refused move changes nothing');
   assert.throws(() => new MovableClock(new SharedArrayBuffer(8)), /16-byte/);
+});
+
+test('DWELL_TEST_CLOCK as an instant starts the movable clock there, in the past too; a date without its zone is refused', () => {
+  const at = loadConfig({}, { DWELL_TEST_CLOCK: '2026-11-26T00:17:09.336Z' }).testClock;
+  assert.equal(at, Date.parse('2026-11-26T00:17:09.336Z'));
+  const c = new MovableClock(undefined, at as number);
+  assert.ok(Math.abs(c.now() - (at as number)) < 1_000, `started at ${new Date(c.now()).toISOString()}`);
+  assert.equal(loadConfig({}, { DWELL_TEST_CLOCK: '1' }).testClock, true);
+  assert.throws(() => loadConfig({}, { DWELL_TEST_CLOCK: '2026-11-26T00:17:09' }), /ISO-8601 instant with its zone/);
 });
 
 test('every thread given the buffer reads the same time, and its listeners wake on an advance', async () => {

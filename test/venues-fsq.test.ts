@@ -1,6 +1,6 @@
 /**
  * `--format fsq-os-places`: Foursquare OS Places Parquet, written here in the published schema
- * (test/helpers/places-parquet.ts), imported into a real store and read back.
+ * (src/devkit/places-parquet.ts), imported into a real store and read back.
  */
 import assert from 'node:assert/strict';
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';

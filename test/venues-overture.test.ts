@@ -1,6 +1,6 @@
 /**
  * `--format overture`: Overture places GeoParquet, written here in the published schema
- * (test/helpers/places-parquet.ts), imported into a real store and read back; WKB decoding.
+ * (src/devkit/places-parquet.ts), imported into a real store and read back; WKB decoding.
  */
 import assert from 'node:assert/strict';
 import { mkdtemp, rm } from 'node:fs/promises';

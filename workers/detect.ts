@@ -4,6 +4,8 @@ import { withRequestId } from '../src/log.js';
 import type { DetectTask } from '../src/pipeline/task.js';
 import { detectTask } from '../src/pipeline/detect.js';
 import { explainTask } from '../src/pipeline/explain.js';
+import { detectBatch } from '../src/pipeline/batch.js';
+import type { DetectBatch } from '../src/pipeline/task.js';
 import { newVersions } from '../src/learned/cache.js';
 import { estimateAddress } from '../src/venues/address.js';
 import { usePlaceDb } from '../src/venues/place-db/share.js';
@@ -21,6 +23,9 @@ estimateAddress(0, 0);
 const versions = newVersions((workerData as { userVersions?: SharedArrayBuffer } | null)?.userVersions);
 const run = detectTask(versions);
 /** The worker's log lines carry the request's id, as the HTTP thread's do; its event loop turns a few times a second (loop-turn.ts). */
-export default turningLoop((task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task)));
+const one = (task: DetectTask) => (task.requestId ? withRequestId(task.requestId, () => run(task)) : run(task));
+export default turningLoop(one);
+/** The server's path: the requests one turn of the HTTP thread had ready (server/pool.ts), as one unit (pipeline/batch.ts). */
+export const batch = turningLoop(detectBatch(versions, one) as (b: DetectBatch) => unknown);
 /** An operator's explanation (pipeline/explain.ts): Piscina runs it by name. */
 export const explain = explainTask(versions);

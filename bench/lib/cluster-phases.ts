@@ -16,7 +16,7 @@ import { structuredRequest } from './detect-requests.js';
 import { prepareBody, type BodyPool } from './signing.js';
 import { median, Samples } from './stats.js';
 import { fmtInt, fmtMs } from './table.js';
-import type { DwellNode } from './dwell-node.js';
+import type { DwellNode } from '../../src/devkit/dwell-node.js';
 import { WINDOW_MS } from '../../src/state/nats/learned-flush.js';
 
 export interface Rig {

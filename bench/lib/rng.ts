@@ -1,5 +1,5 @@
 /** Seeded randomness for benchmarks: the same seed gives the same workload on every run. */
-import { mulberry32 } from '../../src/research/rng.js';
+import { mulberry32 } from '../../src/devkit/rng.js';
 
 export { mulberry32 };
 

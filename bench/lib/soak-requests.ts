@@ -16,7 +16,7 @@ import { gzipSync } from 'node:zlib';
 import { bodySha256 } from '../../src/signing.js';
 import { structuredRequest } from './detect-requests.js';
 import { storedGzip } from './stored-gzip.js';
-import { VDSIM } from '../../src/research/vdsim.js';
+import { VDSIM } from '../../src/devkit/vdsim.js';
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 

@@ -4,7 +4,7 @@
  * sender's; the counts arrive every 20 ms over IPC.
  */
 import { spawn } from 'node:child_process';
-import { atExit } from './child.js';
+import { atExit } from '../../src/devkit/child.js';
 
 export interface TriggerReceiver {
   url: string;

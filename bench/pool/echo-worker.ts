@@ -1,4 +1,4 @@
 /** The task of bench/pool-handoff: nothing, so that what is measured is the hand-off alone. */
-export default function echo(task: { n: number }): number {
-  return task.n;
+export default function echo(task: { n: number; items?: unknown[] }): number {
+  return task.items ? task.items.length : task.n;
 }

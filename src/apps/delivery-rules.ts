@@ -22,7 +22,7 @@ export function checkDelivery(d: Delivery, allowPrivate: boolean): Delivery {
     if (why) {
       throw new DwellError('invalid_request', `delivery.url must reach a public address, got ${url.hostname} (${why}); set DWELL_POSTBACK_ALLOW_PRIVATE=true to allow loopback, private and link-local addresses`, '/delivery/url');
     }
-    return { method: 'postback', url: url.toString() };
+    return { method: 'postback', url: url.toString(), ...(d.events ? { events: d.events } : {}) };
   }
   if (d.method === 'bucket' && d.provider === 's3' && d.credentials) {
     const c = d.credentials as Record<string, unknown>;

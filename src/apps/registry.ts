@@ -1,84 +1,99 @@
 /**
- * The app registry: keys, secrets and delivery settings in LMDB under DWELL_DATA_DIR. The HTTP
- * thread verifies every request against it, so apps are also held in a Map; the store is the
- * source of truth and writes go through it first.
+ * The app registry: keys, secrets and delivery settings, kept in the apps' state (state/types.ts
+ * AppsState) of whichever engine runs. The HTTP thread verifies every request against it, so apps
+ * are also held in a Map, which follows the state's watch; the state is the source of truth and
+ * writes go through it first.
  *
- * In cluster mode (`shared`, contract §8) the source of truth is the cluster's apps state, which
- * every node watches: the Map and the local LMDB follow it (the delivery worker keeps reading
- * apps from the local LMDB, so it sees an app created on any node).
- *
- * With DWELL_SECRET_KEY the stores hold secrets and credentials sealed, the Map the clear record;
- * `embedded` and `shared` check the key and seal what is still clear before anything is read.
+ * With DWELL_SECRET_KEY the state holds secrets and credentials sealed, the Map the clear record;
+ * the engine's opener checks the key and seals what is still clear before the registry opens
+ * (server/state-kit.ts), and gives the vault the key to seal with.
  */
 import { randomBytes } from 'node:crypto';
-import type { Database, RootDatabase } from 'lmdb';
 import { DwellError } from '../errors.js';
 import type { AppRecord, CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
 import { checkDelivery } from './delivery-rules.js';
-import { openAppsDb } from './apps-db.js';
 import type { AppsState } from '../state/types.js';
-import { dropAppsDb, unlockAppsDb } from '../state/lmdb/apps-sealed.js';
+import { lmdbApps } from '../state/lmdb/apps.js';
+import { mirroredApps } from '../state/lmdb/apps-mirror.js';
+import { unlockAppsDb } from '../state/lmdb/apps-sealed.js';
 import { Keyring } from '../secrets/keyring.js';
 import { unlock, type SealedStore } from '../secrets/unlock.js';
-import { AppVault } from './vault.js';
+import { AppVault, checkedKey, fixedKey } from './vault.js';
+import { clock } from '../time/clock.js';
 
 export interface RegistryOptions {
   secretGraceS: number;
   allowPrivate: boolean;
-  /** The operator's keys (DWELL_SECRET_KEY): given, open the registry with `embedded` or `shared`. */
+  /** The operator's keys (DWELL_SECRET_KEY): given, open the registry with `open` after the engine's unlock. */
   keyring?: Keyring;
 }
 
 export const DEFAULT_CONFIRM_DWELL_S = 300;
 
+/**
+ * A cluster node's apps and the vault that seals them: the node's key checked against the
+ * cluster's first (secrets/unlock.ts), then the cluster's apps with their copy in apps.mdb for the
+ * delivery worker (state/lmdb/apps-mirror.ts).
+ */
+export async function clusterApps(dataDir: string, ring: Keyring, shared: AppsState, sealed: SealedStore): Promise<{ apps: AppsState; vault: AppVault }> {
+  await unlock(ring, sealed, 'check');
+  const apps = await mirroredApps(shared, dataDir, ring.current !== undefined);
+  return { apps, vault: new AppVault(ring, checkedKey(ring, sealed)) };
+}
+
 export class AppRegistry {
-  private readonly root: RootDatabase;
-  private readonly db: Database<AppRecord, string>;
+  private readonly store: AppsState;
+  private readonly vault: AppVault;
   private readonly cache = new Map<string, AppRecord>();
-  private vault: AppVault;
-  private stopWatch: () => void = () => {};
+  /** Keys the apps' state answered absent for, until when (ms); see `fetch`. */
+  private readonly absent = new Map<string, number>();
+  private readonly stopWatch: () => void;
+  /** Resolves once the Map holds every app stored when the registry opened. */
+  readonly ready: Promise<void>;
 
-  constructor(dataDir: string, private readonly opts: RegistryOptions, private readonly shared?: AppsState) {
-    ({ root: this.root, db: this.db } = openAppsDb(dataDir));
-    this.vault = new AppVault(opts.keyring ?? new Keyring([]), undefined);
-    if (!shared && !opts.keyring) this.load();
+  /** `where`: the apps' state, or a data directory (the embedded apps.mdb there, secrets clear: tests and benchmarks). */
+  constructor(where: string | AppsState, private readonly opts: RegistryOptions, vault?: AppVault) {
+    this.store = typeof where === 'string' ? lmdbApps(where) : where;
+    this.vault = vault ?? new AppVault(opts.keyring ?? new Keyring([]));
+    const w = this.store.watch((key, stored) => {
+      if (!stored) { this.cache.delete(key); return; }
+      this.absent.delete(key);
+      const app = this.vault.opened(stored);
+      if (app) this.cache.set(key, app);
+    });
+    this.stopWatch = w.stop;
+    this.ready = w.ready;
   }
 
-  /** The registry of the embedded mode: the key checked, clear secrets sealed, then every app read. */
-  static async embedded(dataDir: string, opts: RegistryOptions): Promise<AppRegistry> {
-    const ring = opts.keyring ?? new Keyring([]);
-    // The embedded node's key changes only at start: it seals with the key it opened with.
-    const { sealWith } = await unlockAppsDb(dataDir, ring);
-    const r = new AppRegistry(dataDir, { ...opts, keyring: ring });
-    r.vault = new AppVault(ring, sealWith);
-    r.load();
-    return r;
-  }
-
-  /** The registry of a cluster node: the key checked against the cluster's, then every app of the cluster, then every change any node makes. */
-  static async shared(dataDir: string, opts: RegistryOptions, shared: AppsState, sealed: SealedStore): Promise<AppRegistry> {
-    const ring = opts.keyring ?? new Keyring([]);
-    if (ring.current) dropAppsDb(dataDir);
-    const r = new AppRegistry(dataDir, { ...opts, keyring: ring }, shared);
+  /**
+   * The registry over `store`, holding every app stored now and then every change any node
+   * makes. A stored app that does not open with `vault`'s keys refuses the start (SealError);
+   * `store` is closed with the registry, or at once when it refuses.
+   */
+  static async open(store: AppsState, opts: RegistryOptions, vault: AppVault): Promise<AppRegistry> {
     try {
-      await unlock(ring, sealed, 'check');
-      r.vault = new AppVault(ring, undefined, sealed);
-      const all = await shared.all();
-      for (const app of all) r.cache.set(app.app_key, r.vault.open(app));
-      await r.root.transaction(() => {
-        for (const key of r.db.getKeys()) r.db.remove(key);
-        for (const app of all) r.db.put(app.app_key, app);
-      });
+      for (const app of await store.all()) vault.open(app);
+      const r = new AppRegistry(store, opts, vault);
+      await r.ready;
+      return r;
     } catch (err) {
-      await r.root.close();
+      await store.close();
       throw err;
     }
-    r.stopWatch = shared.watch((key, stored) => {
-      if (!stored) { r.cache.delete(key); void r.db.remove(key); return; }
-      const app = r.vault.opened(stored);
-      if (app) { r.cache.set(key, app); void r.db.put(key, stored); }
-    }).stop;
-    return r;
+  }
+
+  /** An embedded node's registry: the key checked and clear secrets sealed (secrets/unlock.ts) before apps.mdb opens. */
+  static async embedded(dataDir: string, opts: RegistryOptions): Promise<AppRegistry> {
+    const ring = opts.keyring ?? new Keyring([]);
+    const { sealWith } = await unlockAppsDb(dataDir, ring);
+    return AppRegistry.open(lmdbApps(dataDir), { ...opts, keyring: ring }, new AppVault(ring, fixedKey(sealWith)));
+  }
+
+  /** A cluster node's registry, over clusterApps. */
+  static async shared(dataDir: string, opts: RegistryOptions, shared: AppsState, sealed: SealedStore): Promise<AppRegistry> {
+    const ring = opts.keyring ?? new Keyring([]);
+    const { apps, vault } = await clusterApps(dataDir, ring, shared, sealed);
+    return AppRegistry.open(apps, { ...opts, keyring: ring }, vault);
   }
 
   /** Whether secrets are stored sealed (/readyz says `secrets: unsealed` otherwise). */
@@ -96,34 +111,56 @@ export class AppRegistry {
   }
 
   /**
-   * Cluster mode: an app this node has not seen yet (created on another node a moment ago, before
-   * the watch brought it) is read from the cluster. True when it is now known.
+   * Whether a key this node does not hold may still name an app: one created on another node a
+   * moment ago, before the watch brought it. Never where the state is `complete` (embedded: no
+   * other writer), nor for ABSENT_TTL_MS after the state said it holds no such key.
    */
-  async fetch(appKey: string): Promise<boolean> {
-    if (!this.shared || this.cache.has(appKey)) return this.cache.has(appKey);
-    const stored = await this.shared.get(appKey);
-    const app = stored && this.vault.opened(stored);
-    if (app) this.cache.set(appKey, app);
-    return app !== undefined;
+  mayExistElsewhere(appKey: string, now = clock.now()): boolean {
+    if (this.store.complete || this.cache.has(appKey)) return false;
+    const until = this.absent.get(appKey);
+    return until === undefined || until <= now;
   }
 
-  get clustered(): boolean {
-    return this.shared !== undefined;
+  /**
+   * Reads an app this node has not seen yet from the apps' state (see `mayExistElsewhere`). True
+   * when it is now known.
+   *
+   * A key the state said it does not hold is not asked again for ABSENT_TTL_MS (at most
+   * ABSENT_MAX keys, the oldest forgotten first), so a stream of made-up keys costs NATS one read
+   * per key and minute, not one per request. A create through any node still counts at once: the
+   * cache is consulted first, the watch that brings the app also clears its absent mark, and app
+   * keys are random, so no client holds a key before its app exists.
+   */
+  async fetch(appKey: string, now = clock.now()): Promise<boolean> {
+    if (!this.mayExistElsewhere(appKey, now)) return this.cache.has(appKey);
+    const stored = await this.store.get(appKey);
+    const app = stored && this.vault.opened(stored);
+    if (app) this.cache.set(appKey, app);
+    else if (!this.cache.has(appKey)) this.markAbsent(appKey, now + ABSENT_TTL_MS);
+    return this.cache.has(appKey);
+  }
+
+  private markAbsent(appKey: string, until: number): void {
+    this.absent.delete(appKey);
+    if (this.absent.size >= ABSENT_MAX) this.absent.delete(this.absent.keys().next().value!);
+    this.absent.set(appKey, until);
   }
 
   /** The secrets that sign valid requests now: the current one and any still in their grace period. */
-  liveSecrets(app: AppRecord, now = Date.now()): string[] {
+  liveSecrets(app: AppRecord, now = clock.now()): string[] {
     return app.secrets.filter((s) => s.expires_at === null || s.expires_at > now).map((s) => s.value);
   }
 
   async create(input: CreateApp): Promise<{ app: AppRecord; secret: string }> {
     const delivery = checkDelivery(input.delivery, this.opts.allowPrivate);
-    const now = new Date().toISOString();
+    const now = new Date(clock.now()).toISOString();
     const app: AppRecord = {
       app_key: 'ak_' + randomBytes(12).toString('hex'),
       name: input.name,
       delivery,
       confirm_dwell_s: input.confirm_dwell_s ?? DEFAULT_CONFIRM_DWELL_S,
+      integrity: input.integrity ?? 'flag',
+      region_events: input.region_events ?? false,
       secrets: [{ value: newSecret(), expires_at: null }],
       created_at: now,
       updated_at: now,
@@ -140,7 +177,9 @@ export class AppRegistry {
       name: patch.name ?? app.name,
       delivery,
       confirm_dwell_s: patch.confirm_dwell_s ?? app.confirm_dwell_s,
-      updated_at: new Date().toISOString(),
+      integrity: patch.integrity ?? app.integrity ?? 'flag',
+      region_events: patch.region_events ?? app.region_events ?? false,
+      updated_at: new Date(clock.now()).toISOString(),
     };
     await this.save(next);
     return next;
@@ -149,7 +188,7 @@ export class AppRegistry {
   /** A new secret; the old ones keep working for the grace period, then are forgotten. */
   async rotateSecret(appKey: string): Promise<string> {
     const app = this.require(appKey);
-    const now = Date.now();
+    const now = clock.now();
     const graceEnd = now + this.opts.secretGraceS * 1000;
     const kept = app.secrets
       .map((s) => ({ value: s.value, expires_at: s.expires_at === null ? graceEnd : Math.min(s.expires_at, graceEnd) }))
@@ -162,16 +201,16 @@ export class AppRegistry {
   /** Forgets the app: its key answers 401 unknown_app from now on. False when there was none. */
   async delete(appKey: string): Promise<boolean> {
     if (!this.cache.has(appKey)) return false;
-    this.cache.delete(appKey); // first, so no request is accepted while the record goes
-    if (this.shared) await this.shared.remove(appKey);
-    await this.db.remove(appKey);
-    await this.root.flushed;
+    // The store first: a delete that fails leaves the app as it was, stored and served, not
+    // stored but refused on this node alone. Requests accepted meanwhile are the ones before it.
+    await this.store.remove(appKey);
+    this.cache.delete(appKey);
     return true;
   }
 
   close(): Promise<void> {
     this.stopWatch();
-    return this.root.close();
+    return this.store.close();
   }
 
   private require(appKey: string): AppRecord {
@@ -181,17 +220,15 @@ export class AppRegistry {
   }
 
   private async save(app: AppRecord): Promise<void> {
-    const stored = await this.vault.seal(app);
-    if (this.shared) await this.shared.put(stored);
-    await this.db.put(app.app_key, stored);
-    await this.root.flushed; // durable before the admin API answers (lmdb-js flushes after commit)
+    // Durable (and in the delivery worker's apps.mdb) before it resolves, so before the admin API answers.
+    await this.store.put(await this.vault.seal(app));
     this.cache.set(app.app_key, app);
   }
-
-  private load(): void {
-    for (const { key, value } of this.db.getRange()) this.cache.set(key, this.vault.open(value));
-  }
 }
+
+/** How long a key the cluster does not hold is answered unknown without asking again, and how many such keys are kept. */
+const ABSENT_TTL_MS = 60_000;
+const ABSENT_MAX = 10_000;
 
 function newSecret(): string {
   return randomBytes(32).toString('hex');

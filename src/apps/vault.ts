@@ -1,8 +1,7 @@
 /**
  * The registry's side of secrets at rest: which key a record is sealed with when it is written
- * (the embedded node's, fixed at start; a cluster node asks the cluster's check value, so
- * `dwell secrets rotate-key` moves every node to the new key at once) and the opening of stored
- * records, once per value (the keyring remembers).
+ * (given by whoever opened the apps' store: `fixedKey` for an embedded node, `checkedKey` for a
+ * cluster node) and the opening of stored records, once per value (the keyring remembers).
  */
 import { DwellError } from '../errors.js';
 import { log } from '../log.js';
@@ -14,9 +13,28 @@ import { checkKey } from '../secrets/check.js';
 import { SealError } from '../secrets/seal.js';
 import type { SealedStore } from '../secrets/unlock.js';
 
+/** The key a record is sealed with when it is written (undefined: stored clear). */
+export type SealingKey = () => Promise<SecretKey | undefined>;
+
+/** The key an embedded node opened with: its key changes only at start. */
+export const fixedKey = (key: SecretKey | undefined): SealingKey => async () => key;
+
+/**
+ * The key the cluster's check value names, read at each write: `dwell secrets rotate-key` moves
+ * every node to the new key at once. Throws `unavailable` when this node does not hold it.
+ */
+export function checkedKey(ring: Keyring, store: SealedStore): SealingKey {
+  return async () => {
+    if (!ring.current) return undefined;
+    const check = await store.readCheck();
+    const key = check === undefined ? ring.current : checkKey(ring, check);
+    if (!key) throw new DwellError('unavailable', `the cluster's secrets are now sealed with a key this node does not hold: restart it with the new ${ring.names}`);
+    return key;
+  };
+}
+
 export class AppVault {
-  /** `cluster`: the bucket whose check value names the key to seal with; else `fixed` is it. */
-  constructor(readonly ring: Keyring, private readonly fixed: SecretKey | undefined, private readonly cluster?: SealedStore) {}
+  constructor(readonly ring: Keyring, private readonly sealingKey: SealingKey = fixedKey(undefined)) {}
 
   /** The record as it is to be stored. */
   async seal(app: AppRecord): Promise<AppRecord> {
@@ -37,13 +55,5 @@ export class AppVault {
       log.error('an app changed on another node is sealed with a key this node does not hold; restart it with the cluster\'s key', { app: stored.app_key, error: err.message });
       return undefined;
     }
-  }
-
-  private async sealingKey(): Promise<SecretKey | undefined> {
-    if (!this.cluster || !this.ring.current) return this.fixed;
-    const check = await this.cluster.readCheck();
-    const key = check === undefined ? this.ring.current : checkKey(this.ring, check);
-    if (!key) throw new DwellError('unavailable', `the cluster's secrets are now sealed with a key this node does not hold: restart it with the new ${this.ring.names}`);
-    return key;
   }
 }

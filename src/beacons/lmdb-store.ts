@@ -132,6 +132,8 @@ export class LmdbBeaconStore implements BeaconStore {
     });
   }
 
+  /** One process writes the store and reads it in the same snapshot: nothing is ever pending. */
+  settle(): Promise<void> { return Promise.resolve(); }
   close(): Promise<void> { return this.root.close(); }
 
   private keyOwner(app: string, b: { uuid: string; major: number; minor: number }): string | undefined {

@@ -5,16 +5,14 @@
  */
 import { DwellError } from '../errors.js';
 import { pageLimit } from '../http/page-limit.js';
-import type { AppRecord } from '../schemas/app.js';
 import type { BeaconList, BeaconRecord, ImportResult, StoredBeacon } from '../schemas/beacon.js';
-import { MAX_INFLATED_BYTES, inflate, type RawBody } from '../http/body.js';
+import { MAX_INFLATED_BYTES, inflate } from '../http/body.js';
 import { isGzip, readJson } from '../http/json-body.js';
-import type { Exchange, Reply } from '../http/reply.js';
 import { ID_PATTERN, type BeaconStore } from './store.js';
 import { validateCreate, validateUpdate } from './validate.js';
 import { parseImport } from './import.js';
-
-export type BeaconHandler = (params: Record<string, string>, ex: Exchange, app: AppRecord, raw: RawBody) => Promise<Reply>;
+import { bound, type AppHandler } from '../http/app-route.js';
+import { checkImportType } from '../http/import-lines.js';
 
 export interface BeaconDeps {
   store: BeaconStore;
@@ -27,7 +25,7 @@ const BASE = '/v2/apps/:app_key/beacons';
 export const IMPORT_SENT_BYTES = 32 << 20;
 const IMPORT_INFLATED_BYTES = Math.max(MAX_INFLATED_BYTES, 64 << 20);
 
-export function beaconRoutes({ store, venueKnown }: BeaconDeps): Array<[string, string, BeaconHandler]> {
+export function beaconRoutes({ store, venueKnown }: BeaconDeps): Array<[string, string, AppHandler]> {
   const known = (): ((id: string) => boolean) => {
     const k = venueKnown();
     if (!k) throw new DwellError('unavailable', 'the venue store is still loading', undefined, 1);
@@ -62,7 +60,7 @@ export function beaconRoutes({ store, venueKnown }: BeaconDeps): Array<[string, 
     }],
     ['GET', `${BASE}/:id`, async (p, _ex, app) => {
       bound(p, app);
-      await store.settle?.();
+      await store.settle();
       const rec = ID_PATTERN.test(p.id) ? store.get(app.app_key, p.id) : undefined;
       if (!rec) throw notFound(p.id);
       return { status: 200, body: publicBeacon(rec) };
@@ -70,7 +68,7 @@ export function beaconRoutes({ store, venueKnown }: BeaconDeps): Array<[string, 
     ['GET', BASE, async (p, ex, app) => {
       bound(p, app);
       const q = new URLSearchParams(ex.query);
-      await store.settle?.();
+      await store.settle();
       const { items, next } = store.list(app.app_key, { tag: q.get('tag') || undefined, after: cursorIn(q.get('cursor')), limit: pageLimit(q.get('limit')) });
       const out: BeaconList = { beacons: items.map(publicBeacon), next_cursor: next === null ? null : Buffer.from(next).toString('base64url') };
       return { status: 200, body: out };
@@ -89,25 +87,7 @@ export const publicBeacon = (r: StoredBeacon): BeaconRecord => ({
   created_at: r.created_at, updated_at: r.updated_at,
 });
 
-function bound(p: Record<string, string>, app: AppRecord): void {
-  if (p.app_key !== app.app_key) {
-    throw new DwellError('forbidden', `the app key in the path must be the signing app's (${app.app_key}), got ${JSON.stringify(p.app_key)}`);
-  }
-}
-
-function checkImportType(ex: Exchange): void {
-  const encoding = ex.header('content-encoding').trim().toLowerCase();
-  if (encoding !== '' && encoding !== 'gzip' && encoding !== 'identity') {
-    throw new DwellError('unsupported_media_type', `Content-Encoding is gzip or absent, got ${JSON.stringify(encoding)}`);
-  }
-  const type = ex.header('content-type').split(';')[0].trim().toLowerCase();
-  if (type !== '' && type !== 'application/x-ndjson' && type !== 'application/json') {
-    throw new DwellError('unsupported_media_type', `Content-Type is application/x-ndjson or application/json, got ${JSON.stringify(type)}`);
-  }
-}
-
 const notFound = (id: string) => new DwellError('not_found', `no beacon ${JSON.stringify(id)} in this app (never created, or deleted)`);
-
 
 function cursorIn(raw: string | null): string | undefined {
   if (raw === null || raw === '') return undefined;

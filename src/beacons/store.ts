@@ -35,9 +35,9 @@ export interface BeaconStore {
   deleteApp(app: string): Promise<number>;
   /**
    * Resolves once get/list see every write acknowledged anywhere before the call: the cluster's
-   * copy catches up (cluster-store.ts). Absent where reads are always current (LMDB).
+   * copy catches up (cluster-store.ts); at once where reads are always current (LMDB).
    */
-  settle?(): Promise<void>;
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -22,6 +22,8 @@ export interface AdminApp {
   name: string;
   delivery: Record<string, unknown>;
   confirm_dwell_s: number;
+  integrity: 'flag' | 'drop';
+  region_events: boolean;
   created_at: string;
   updated_at: string;
 }

@@ -9,7 +9,7 @@ import { Transport } from './transport.js';
 import type {
   BeaconCreate, BeaconImportResult, BeaconList, BeaconQuery, BeaconRecord, BeaconUpdate,
   DetectAnswer, DetectRequest, EraseAnswer, ExportAnswer, FeedbackAnswer, GeofenceCreate, GeofenceList, GeofenceQuery, GeofenceRecord,
-  GeofenceUpdate, UserRef, VisitFeedback,
+  GeofenceImportResult, GeofenceNearQuery, GeofenceUpdate, NearGeofenceList, UserRef, VisitFeedback,
 } from './types.js';
 
 export interface DwellClientOptions {
@@ -56,6 +56,11 @@ export class DwellClient {
     /** One page; pass `next_cursor` back as `cursor` for the next, until it is null. */
     list: (query: GeofenceQuery = {}): Promise<GeofenceList> => this.t.request('GET', `${this.app}/geofences${queryString(query)}`),
     delete: (id: string): Promise<string> => this.t.request('POST', `${this.fence(id)}/delete`),
+    /** Nearest first, each with `distance` in metres (0 inside); pages as `list`. */
+    near: ({ lat, long, ...rest }: GeofenceNearQuery): Promise<NearGeofenceList> =>
+      this.t.request('GET', `${this.app}/geofences${queryString({ near: `${lat},${long}`, ...rest })}`),
+    /** Up to 100,000 at once, sent as a JSON array; an entry whose `external_id` names a geofence updates it. Bad entries come back by line (1-based). */
+    import: (geofences: Array<GeofenceCreate | GeofenceUpdate>): Promise<GeofenceImportResult> => this.t.request('POST', `${this.app}/geofences/import`, geofences),
   };
 
   /** The app's beacon registry (contract §9). A duplicate uuid/major/minor throws a 409 DwellApiError. */

@@ -4,6 +4,7 @@
  * at all. Any other 4xx is the server's final word on that request, and a 500 may have done part
  * of the work, so neither is sent again.
  */
+import { wallNow } from '../time/wall.js';
 
 export interface RetryOptions {
   /** Further attempts after the first (default 4). 0 turns retrying off. */
@@ -44,7 +45,7 @@ export function isConnectionError(err: unknown): boolean {
  * `Retry-After` in milliseconds: delay-seconds or an HTTP date (RFC 9110 §10.2.3); undefined when
  * absent or unreadable.
  */
-export function retryAfterMs(header: string | null, nowMs = Date.now()): number | undefined {
+export function retryAfterMs(header: string | null, nowMs = wallNow()): number | undefined {
   if (header === null || header.trim() === '') return undefined;
   const text = header.trim();
   if (/^\d+$/.test(text)) return Number(text) * 1000;

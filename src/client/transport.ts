@@ -11,6 +11,7 @@ import { gzip as gzipCallback } from 'node:zlib';
 import { bodySha256, signature } from '../signing.js';
 import { DwellApiError } from './api-error.js';
 import { backoffMs, isConnectionError, type RetryOptions, retryableStatus, retryAfterMs } from './retry.js';
+import { wallNow } from '../time/wall.js';
 
 const gzip = promisify(gzipCallback);
 
@@ -44,7 +45,7 @@ export class Transport {
     const signedPath = target.pathname + target.search;
     for (let retry = 0; ; retry++) {
       // A GET is never refused as a replay (contract §1): only changes need a fresh second.
-      const timestamp = String(method === 'GET' ? Math.floor(Date.now() / 1000) : await this.stamp(`${method} ${signedPath} ${hash}`));
+      const timestamp = String(method === 'GET' ? Math.floor(wallNow() / 1000) : await this.stamp(`${method} ${signedPath} ${hash}`));
       const headers: Record<string, string> = {
         'x-app-key': this.o.appKey,
         'x-timestamp': timestamp,
@@ -76,11 +77,11 @@ export class Transport {
 
   /** Unix seconds, later than any used before for the same request. */
   private async stamp(key: string): Promise<number> {
-    let now = Math.floor(Date.now() / 1000);
+    let now = Math.floor(wallNow() / 1000);
     const last = this.lastStamp.get(key);
     if (last !== undefined && now <= last) {
-      await this.o.retry.wait((last + 1) * 1000 - Date.now());
-      now = Math.max(last + 1, Math.floor(Date.now() / 1000));
+      await this.o.retry.wait((last + 1) * 1000 - wallNow());
+      now = Math.max(last + 1, Math.floor(wallNow() / 1000));
     }
     if (this.lastStamp.size > 1000) {
       for (const [k, s] of this.lastStamp) if (s < now - 1) this.lastStamp.delete(k);

@@ -3,7 +3,7 @@
  * geofence shapes are the server's own schemas' types, so client and server cannot drift apart.
  */
 import type { StructuredRequest, UnstructuredRequest } from '../schemas/detect-request.js';
-import type { GeofenceList, GeofenceRecord, Location } from '../schemas/geofence.js';
+import type { GeofenceImportResult, GeofenceList, GeofenceRecord, Location, NearGeofenceList } from '../schemas/geofence.js';
 import type { SyncResponse } from '../schemas/visit.js';
 import type { DetectAccepted } from '../schemas/detect-accepted.js';
 import type { EraseAnswer, ExportAnswer, UserExport } from '../schemas/privacy.js';
@@ -12,6 +12,18 @@ import type { FeedbackAnswer, VisitFeedback } from '../schemas/feedback.js';
 
 export type { StructuredRequest, UnstructuredRequest, GeofenceList, GeofenceRecord, SyncResponse, DetectAccepted, EraseAnswer, ExportAnswer, UserExport };
 export type GeofenceLocation = Location;
+export type { GeofenceImportResult, NearGeofenceList };
+
+/** `GET …/geofences?near=` (contract §4): the live geofences within `radius` of a point, nearest first. */
+export interface GeofenceNearQuery {
+  lat: number;
+  long: number;
+  /** Metres, 1 to 100,000 (default 1,000). */
+  radius?: number;
+  tag?: string;
+  limit?: number;
+  cursor?: string;
+}
 export type { BeaconList, BeaconLocation, BeaconRecord };
 export type BeaconImportResult = ImportResult;
 export type { FeedbackAnswer, VisitFeedback };
@@ -29,18 +41,29 @@ export interface GeofenceCreate {
   /** Seconds, 0 to 315,360,000; 0 never expires. */
   ttl: number;
   push_text?: string | null;
+  /** Seconds inside before a `dwell` event, 0 to 86,400 (default 0: none). */
+  dwell?: number;
+  /** At most 16 keys; strings (≤ 256 characters), finite numbers or booleans; echoed in every event. */
+  metadata?: Record<string, string | number | boolean> | null;
+  /** Your id for it, 1 to 256 characters, unique within the app (409 when taken); the import's key. */
+  external_id?: string | null;
 }
 
-/** An absent field keeps its value; `null` or `""` deletes `tag` or `push_text`; `ttl` restarts the clock. */
+/** An absent field keeps its value; `null` or `""` deletes `tag` or `push_text`, `null` deletes `metadata` or `external_id`; `ttl` restarts the clock. */
 export interface GeofenceUpdate {
   tag?: string | null;
   location?: GeofenceLocation;
   ttl?: number;
   push_text?: string | null;
+  dwell?: number;
+  metadata?: Record<string, string | number | boolean> | null;
+  external_id?: string | null;
 }
 
 export interface GeofenceQuery {
   tag?: string;
+  /** The geofence with this external_id (an empty list when none has it). */
+  external_id?: string;
   /** 1 to 1,000 (default 100). */
   limit?: number;
   /** `next_cursor` of the previous page. */

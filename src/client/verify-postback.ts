@@ -4,6 +4,7 @@
  * Depends on nothing but node:crypto so it can be copied into a receiver as it is.
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
+import { wallNow } from '../time/wall.js';
 
 export type PostbackQuery = URLSearchParams | string | Record<string, string | string[] | undefined>;
 
@@ -20,7 +21,7 @@ export function verifyPostback(
   query: PostbackQuery,
   rawBody: string | Uint8Array,
   toleranceS = 300,
-  nowMs = Date.now(),
+  nowMs = wallNow(),
 ): boolean {
   const timestamp = param(query, 'timestamp');
   const signature = param(query, 'signature');

@@ -9,12 +9,13 @@
  * which matters because receivers deduplicate on the id.
  */
 import { randomBytes } from 'node:crypto';
+import { clock } from '../time/clock.js';
 
 /** Drawn 4 KiB at a time: one randomBytes call per id would cost more than the rest of the id. */
 let pool = Buffer.alloc(0);
 let used = 0;
 
-export function newTriggerId(now = Date.now()): string {
+export function newTriggerId(now = clock.now()): string {
   if (used + 10 > pool.length) {
     pool = randomBytes(4096);
     used = 0;

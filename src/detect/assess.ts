@@ -11,7 +11,7 @@ import { fuse, teachWeight, wifiCentre } from './evidence/position.js';
 import { learnPriors } from './evidence/learned-priors.js';
 import { learnTypePriors, type TypeSample } from './evidence/type-priors.js';
 import { learnFootprints, learnedRadius, type FootprintSample } from './evidence/footprint.js';
-import { kindOf } from './kinds.js';
+import { KINDS, kindOf } from './kinds.js';
 import { withLeg, type LegEnd } from './leg.js';
 import { indoorShare } from './evidence/indoor.js';
 import { learnCounted, type ClassSizes } from './evidence/counted-prior.js';
@@ -153,4 +153,21 @@ export function apsToLearn(a: Assessment, confirmed: boolean, p: ModelParams): A
   // Beacons the app did not register learn the venues they were heard at (learned-beacons.ts).
   if (a.beacons) out.push(...beaconsToLearn(a.beacons.unregistered, a.ranked, p.beacons));
   return out;
+}
+
+const HOME_KIND = KINDS.indexOf('home'), LODGING_KIND = KINDS.indexOf('lodging');
+/**
+ * The shares of a stay's ranking on private homes and on lodging (kinds.ts): users/places.ts
+ * learns where the user lives from them. Homes stand several to a point (Foursquare snaps them),
+ * so the share says the place is homes whichever of them came first; a night at a hotel is not
+ * a night at home.
+ */
+export function homeShares(ranked: readonly RankedVenue[]): { home: number; lodging: number } {
+  let home = 0, lodging = 0;
+  for (const r of ranked) {
+    const k = kindOf(r.venue);
+    if (k === HOME_KIND) home += r.probability;
+    else if (k === LODGING_KIND) lodging += r.probability;
+  }
+  return { home, lodging };
 }

@@ -4,6 +4,7 @@ import type { UserStore } from '../users/store.js';
 import type { VenueStore } from './venue.js';
 import type { ModelParams } from './params.js';
 import type { BeaconView } from '../schemas/beacon.js';
+import type { Checks } from '../integrity/check.js';
 
 export interface DetectContext {
   venues: VenueStore;
@@ -18,4 +19,6 @@ export interface DetectContext {
   params: ModelParams;
   /** This app's registered beacons (beacons/lookup.ts), absent when it has none: never another app's. */
   beacons?: BeaconView;
+  /** Told the integrity checks of the request's signals (integrity/check.ts), for the events the pipeline stamps. */
+  onChecks?: (c: Checks) => void;
 }

@@ -2,19 +2,23 @@
 import type { StructuredRequest } from '../schemas/detect-request.js';
 import type { SyncItem } from '../schemas/visit.js';
 import type { ApObservation } from '../learned/tables.js';
-import { addStay, recordPlace, stayCentresOf, stayLabelsOf, type VisitTimes } from '../users/records.js';
+import { addStay, keptPlacesOf, recordPlace, stayCentresOf, stayLabelsOf, type VisitTimes } from '../users/records.js';
+import { learnPlaces, userPlaceAt } from '../users/places.js';
 import type { DetectContext } from './context.js';
 import { fixesOf } from './fixes.js';
 import { wifiOf } from './evidence/wifi.js';
 import { beaconsOf } from './evidence/beacons.js';
 import { parseStamp } from '../time/stamp.js';
-import { assess, apsToLearn, learnFromStay, looksStationary, type Assessment } from './assess.js';
+import { assess, apsToLearn, homeShares, learnFromStay, looksStationary, type Assessment } from './assess.js';
 import { buildVisit, transitVisit, unlocatedVisit, visitId, type StayFacts } from './visit.js';
 import { legEnd, type LegEnd } from './leg.js';
 import type { LegParams } from './params.js';
 import { userOf } from '../users/identity.js';
 import { rememberAnswered } from '../users/answered.js';
 import { answeredVisit } from './answered-visit.js';
+import { checkRequest, keepLast, tagged, timesWithout } from '../integrity/detection.js';
+import { bitsIn } from '../integrity/evidence.js';
+import { flagsOf, integrityOf } from '../integrity/flags.js';
 
 type Event = StructuredRequest['events'][number];
 
@@ -41,8 +45,14 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
   const history = stayCentresOf(rec0), labels = stayLabelsOf(rec0);
   const out: Array<{ item: SyncItem; stay?: StayFacts; a?: Assessment }> = [];
   const learn: ApObservation[] = [];
-  for (let e = 0; e < body.events.length; e++) {
+  // Contract §12: the request's signals checked (against the user's latest position before them);
+  // each event carries its own signals' flags, and one that did not pass teaches nothing.
+  const checks = checkRequest(body.events.flatMap((ev) => ev.data), rec0, ctx, user);
+  const evidence: number[] = [], flagged = new Set<string>();
+  for (let e = 0, from = 0; e < body.events.length; e++) {
     const ev = body.events[e];
+    evidence.push(bitsIn(checks, from, from + ev.data.length));
+    from += ev.data.length;
     const start = parseStamp(ev.start_time), end = parseStamp(ev.end_time);
     const id = visitId(ctx.app.app_key, user ?? '', ev.event_id, start.ms);
     if (ev.type === 'transit') {
@@ -64,22 +74,31 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const confirmed = (end.ms - start.ms) / 1000 >= ctx.app.confirm_dwell_s && looksStationary(a.centre);
     const stay: StayFacts = { id, startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, confirmed,
       lat: a.centre.lat, lon: a.centre.lon, sigma: a.centre.sigma };
-    learn.push(...apsToLearn(a, confirmed, ctx.params));
-    learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues, ctx.params);
+    if (flagsOf(evidence[e])) flagged.add(id);
+    else {
+      learn.push(...tagged(apsToLearn(a, confirmed, ctx.params), user));
+      learnFromStay(a, confirmed, ctx.users, ctx.app.app_key, ctx.venues, ctx.params);
+    }
     out.push({ item: { event_id: ev.event_id, visit: null as never }, stay, a });
   }
   const times = new Map<string, VisitTimes>();
+  // What the user's home and work are after this request's stays were learned (users/places.ts).
+  let places = keptPlacesOf(rec0);
   const visits = out.filter((o) => o.stay && o.a!.ranked.length);
-  if (user && visits.length) {
+  if (user && (visits.length || checks.last)) {
     ctx.users.update(ctx.app.app_key, user, (rec) => {
+      keepLast(rec, checks);
       for (const o of visits) {
         const s = o.stay!, r = o.a!.ranked;
+        // Not passed: its times as the history without it answers them, and the history stays without it.
+        if (flagged.has(s.id)) { times.set(s.id, timesWithout(rec, r[0].venue.id, s.id, s.startMs)); continue; }
         // The venue the history credits: the ranking's first, or what feedback on this visit said (none: no stop).
         const credited = rememberAnswered(rec, answeredVisit(o.a!, s.id, s.startMs)).v;
         if (!credited) continue;
         times.set(s.id, recordPlace(rec, credited, s.id, s.startMs));
-        if (s.confirmed) addStay(rec, s.id, s.lat, s.lon, s.sigma, s.startMs, r);
+        if (s.confirmed && addStay(rec, s.id, s.lat, s.lon, s.sigma, s.startMs, r)) learnPlaces(rec, { ...s, endMs: s.endMs!, ...homeShares(r) });
       }
+      places = keptPlacesOf(rec);
       return { record: rec, result: undefined, learn: { app: ctx.app.app_key, aps: learn } };
     });
   } else if (learn.length) ctx.users.learn(ctx.app.app_key, learn);
@@ -89,5 +108,8 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const own = { first: o.stay.startMs, last: o.stay.startMs };
     o.item.visit = buildVisit(o.stay, o.a!.ranked, times.get(o.stay.id) ?? own, ctx.estimateAddress);
   }
+  // Contract §2: every visit of a user with an id says whether it is at their home or work.
+  if (user) for (const o of out) o.item.visit.user_place = o.stay ? userPlaceAt(places, o.stay.lat, o.stay.lon, { ...o.stay, endMs: o.stay.endMs!, ...homeShares(o.a!.ranked) }) : null;
+  for (let e = 0; e < out.length; e++) out[e].item.visit.integrity = integrityOf(flagsOf(evidence[e]));
   return out.map((o) => o.item);
 }

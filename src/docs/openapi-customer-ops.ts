@@ -26,12 +26,25 @@ export const CUSTOMER_OPERATIONS: Record<string, OperationDoc> = {
     description: 'A circle (radius 1 to 100,000 m) or a polygon (3 to 1,000 vertices, not self-intersecting); `ttl` seconds, 0 never expires.',
     body: { schema: 'GeofenceCreate' },
     answers: { 200: { description: 'The new id', schema: 'GeofenceId' } },
+    errors: [409],
+  },
+  [`POST ${FENCES}/import`]: {
+    tag: 'Geofences', auth: 'signed', summary: 'Create or update geofences in bulk',
+    description: 'One geofence object a line (`application/x-ndjson`; `application/json`, a JSON array, also accepted), gzip allowed, up to 100,000 lines '
+      + '(more: 413 and nothing imported). A line whose `external_id` names a live geofence updates it (absent fields keep their values); any other line creates. '
+      + 'Bad lines are reported by number (from 1, blank lines counted) and the good ones land.',
+    body: {
+      schema: 'GeofenceCreate', description: 'one GeofenceCreate object a line (NDJSON), or a JSON array of them',
+      also: { 'application/x-ndjson': { type: 'string', description: 'newline-delimited JSON: one geofence object a line' } },
+    },
+    answers: { 200: { description: 'Counts and the bad lines', schema: 'GeofenceImportResult' } },
   },
   [`POST ${FENCES}/:id/update`]: {
     tag: 'Geofences', auth: 'signed', summary: 'Update a geofence',
     description: 'An absent field keeps its value; `""` or `null` deletes `tag` or `push_text`; blank `location` or `ttl` is 400; a `ttl` restarts the clock.',
     body: { schema: 'GeofenceUpdate' },
     answers: { 200: { description: 'The id', schema: 'GeofenceId' } },
+    errors: [409],
   },
   [`GET ${FENCES}/:id`]: {
     tag: 'Geofences', auth: 'signed', summary: 'Read a geofence',
@@ -39,13 +52,18 @@ export const CUSTOMER_OPERATIONS: Record<string, OperationDoc> = {
     answers: { 200: { description: 'The geofence', schema: 'GeofenceRecord' } },
   },
   [`GET ${FENCES}`]: {
-    tag: 'Geofences', auth: 'signed', summary: 'List geofences, a page at a time',
+    tag: 'Geofences', auth: 'signed', summary: 'List geofences, a page at a time; by external_id; or near a point',
+    description: '`external_id`: the one geofence that has it (none: an empty list). `near`: the live geofences whose shape comes within `radius` '
+      + 'of the point, nearest first, each with `distance` in metres (0 inside).',
     query: [
       { name: 'tag', description: 'only geofences with this tag', schema: { type: 'string' } },
+      { name: 'external_id', description: 'the geofence with this external_id', schema: { type: 'string', minLength: 1, maxLength: 256 } },
+      { name: 'near', description: '`<lat>,<long>`: search around this point, nearest first', schema: { type: 'string', pattern: '^-?[0-9.]+,-?[0-9.]+$' } },
+      { name: 'radius', description: 'with `near`: metres from the point', schema: { type: 'number', minimum: 1, maximum: 100000, default: 1000 } },
       { name: 'limit', description: 'page size', schema: { type: 'integer', minimum: 1, maximum: 1000, default: 100 } },
       { name: 'cursor', description: '`next_cursor` of the previous page', schema: { type: 'string' } },
     ],
-    answers: { 200: { description: 'One page; `next_cursor` is null on the last', schema: 'GeofenceList' } },
+    answers: { 200: { description: 'One page; `next_cursor` is null on the last', schema: 'GeofencePage' } },
   },
   [`POST ${FENCES}/:id/delete`]: {
     tag: 'Geofences', auth: 'signed', summary: 'Delete a geofence',

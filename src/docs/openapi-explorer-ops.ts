@@ -1,4 +1,4 @@
-/** The explorer's endpoints (README "Explorer"): its page, and the admin calls behind it. */
+/** The explorer's endpoints (docs/operating.md "Explorer"): its page, and the admin calls behind it. */
 import type { OperationDoc } from './openapi-operation.js';
 
 const APP = '/admin/apps/:key';
@@ -31,7 +31,7 @@ export const EXPLORER_OPERATIONS: Record<string, OperationDoc> = {
     tag: 'Admin', auth: 'admin', summary: 'Explain a detection: each candidate\'s factors and their contribution to its score',
     description: 'Runs the ranking of `/v1/detect` on the body (gzip allowed) and stores nothing: no history, no learning, no geofence events, no delivery.',
     body: { schema: 'DetectRequest' },
-    answers: { 200: { description: '`data` as /v1/detect would answer now, `rankings` parallel to it', schema: 'Explanation' } },
+    answers: { 200: { description: '`data` as /v1/detect would answer now, `rankings` parallel to it, `integrity` what its flags rest on', schema: 'Explanation' } },
     errors: [503],
   },
   [`GET ${APP}/geofences`]: {
@@ -41,6 +41,10 @@ export const EXPLORER_OPERATIONS: Record<string, OperationDoc> = {
       { name: 'cursor', description: '`next_cursor` of the previous page', schema: { type: 'string' } },
     ],
     answers: { 200: { description: 'One page of the geofences', schema: 'GeofenceList' } },
+  },
+  [`GET ${APP}/place-triggers`]: {
+    tag: 'Admin', auth: 'admin', summary: "An app's place triggers, read-only, for the explorer (at most 100 an app: one page)",
+    answers: { 200: { description: 'Every place trigger of the app, in id order', schema: 'PlaceTriggerList' } }, errors: [404],
   },
   'GET /admin/venues': {
     tag: 'Admin', auth: 'admin', summary: 'Search the served venue store by name, category or id, near a point',

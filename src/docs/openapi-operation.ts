@@ -15,7 +15,7 @@ export interface Answer {
 }
 
 export interface OperationDoc {
-  tag: 'Detection' | 'Geofences' | 'Beacons' | 'Users' | 'Admin' | 'Service';
+  tag: 'Detection' | 'Geofences' | 'Place triggers' | 'Beacons' | 'Users' | 'Admin' | 'Service';
   summary: string;
   description?: string;
   /** signed: contract §1; admin: the bearer token; open: anyone; metrics: the bearer token or none, as configured. */

@@ -5,17 +5,18 @@
  * update), the document states the shape that validator accepts.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
-import { CreateApp, Delivery, UpdateApp } from '../schemas/app.js';
+import { CreateApp, Delivery, IntegrityMode, UpdateApp } from '../schemas/app.js';
 import { DetectAccepted } from '../schemas/detect-accepted.js';
 import { Event, Signal, StructuredRequest, UnstructuredRequest } from '../schemas/detect-request.js';
 import { ErrorAnswer } from '../schemas/error-answer.js';
 import { AdvanceClock, ClockTime } from '../schemas/clock.js';
 import { BeaconList, BeaconLocation, BeaconPart, BeaconRecord, BeaconUuid, CreateBeacon, ImportResult, UpdateBeacon } from '../schemas/beacon.js';
 import { Explanation, RecentDetail, RecentList, VenueSearch } from '../schemas/explorer.js';
-import { Circle, CreateGeofence, GeofenceList, GeofenceRecord, Location, Polygon, Ttl, UpdateGeofence, Vertex } from '../schemas/geofence.js';
+import { Circle, CreateGeofence, GeofenceImportResult, GeofenceList, GeofenceRecord, Location, NearGeofenceList, Polygon, Ttl, UpdateGeofence, Vertex } from '../schemas/geofence.js';
 import { FeedbackAnswer, VisitFeedback } from '../schemas/feedback.js';
 import { EraseAnswer, ExportAnswer, UserExport, UserRef } from '../schemas/privacy.js';
-import { Address, GeofenceEvent, Place, SyncItem, SyncResponse, Trigger, VenueInfo, Visit } from '../schemas/visit.js';
+import { CreatePlaceTrigger, PlaceTriggerList, PlaceTriggerRecord, UpdatePlaceTrigger } from '../schemas/place-trigger.js';
+import { Address, GeofenceEvent, Integrity, Place, PlaceEvent, RegionEvent, SyncItem, SyncResponse, Trigger, VenueInfo, Visit } from '../schemas/visit.js';
 
 const geofenceCreate = Type.Object({ ...CreateGeofence.properties, location: Location });
 const geofenceUpdate = Type.Object({ ...UpdateGeofence.properties, location: Type.Optional(Location), ttl: Type.Optional(Ttl) });
@@ -32,6 +33,8 @@ const App = Type.Object({
   name: Type.String(),
   delivery: Type.Object({ method: Type.Union([Type.Literal('sync'), Type.Literal('postback'), Type.Literal('bucket')]) }, { additionalProperties: true }),
   confirm_dwell_s: Type.Integer(),
+  integrity: IntegrityMode,
+  region_events: Type.Boolean(),
   created_at: Type.String(),
   updated_at: Type.String(),
 });
@@ -51,16 +54,28 @@ export const SCHEMAS: Record<string, TSchema> = {
   VenueInfo,
   Address,
   GeofenceEvent,
+  PlaceEvent,
+  RegionEvent,
+  Integrity,
   Trigger,
   GeofenceCreate: geofenceCreate,
   GeofenceUpdate: geofenceUpdate,
   GeofenceRecord,
   GeofenceList,
+  GeofenceNearList: NearGeofenceList,
+  // A list, by tag or external_id, or with `near` a list whose items also carry `distance`.
+  GeofencePage: Type.Unsafe({ anyOf: [GeofenceList, NearGeofenceList], description: 'a page of geofences; with `near`, each item also has `distance` in metres' }),
+  GeofenceImportResult,
   GeofenceLocation: Location,
   Circle,
   Polygon,
   GeofenceVertex: Vertex,
   GeofenceId: Type.String({ description: 'the geofence id, as a JSON string' }),
+  PlaceTriggerCreate: CreatePlaceTrigger,
+  PlaceTriggerUpdate: UpdatePlaceTrigger,
+  PlaceTriggerRecord,
+  PlaceTriggerList,
+  PlaceTriggerId: Type.String({ description: 'the place trigger id, as a JSON string' }),
   BeaconCreate: beaconCreate,
   BeaconUpdate: beaconUpdate,
   BeaconRecord,

@@ -17,12 +17,13 @@ import { ADMIN, CONTENT_ENCODING, GZIP, RETRIES, SECURITY_SCHEMES, SIGNED, SIGNI
 import { SERVICE_OPERATIONS } from './openapi-service-ops.js';
 import { EXPLORER_OPERATIONS } from './openapi-explorer-ops.js';
 import { BEACON_OPERATIONS } from './openapi-beacon-ops.js';
+import { PLACE_OPERATIONS } from './openapi-place-ops.js';
 import { WEBHOOKS } from './openapi-webhooks.js';
 
 export interface Route { method: string; pattern: string }
 
 /** Every operation described, by route key. */
-export const OPERATIONS: Record<string, OperationDoc> = { ...CUSTOMER_OPERATIONS, ...BEACON_OPERATIONS, ...SERVICE_OPERATIONS, ...EXPLORER_OPERATIONS };
+export const OPERATIONS: Record<string, OperationDoc> = { ...CUSTOMER_OPERATIONS, ...PLACE_OPERATIONS, ...BEACON_OPERATIONS, ...SERVICE_OPERATIONS, ...EXPLORER_OPERATIONS };
 
 const PATH_PARAMS: Record<string, string> = {
   app_key: "the app's key; must be the signing app's",
@@ -34,6 +35,7 @@ const PATH_PARAMS: Record<string, string> = {
 /** `:id` is named by the collection before it: `…/geofences/:id` is a geofence's. */
 const ID_OF: Record<string, string> = {
   geofences: 'the geofence id',
+  'place-triggers': 'the place trigger id',
   beacons: 'the beacon id',
   recent: 'the recent detection id (`id` in the list)',
 };
@@ -66,6 +68,7 @@ export function openApiDocument(routes: readonly Route[]): Record<string, unknow
     tags: [
       { name: 'Detection', description: 'Venue detection (contract §2)' },
       { name: 'Geofences', description: "An app's geofences (contract §4)" },
+      { name: 'Place triggers', description: "An app's place triggers: events at every venue of a brand or a type (contract §11)" },
       { name: 'Beacons', description: "An app's beacon registry (contract §9)" },
       { name: 'Users', description: 'Privacy: erase and export a user (contract §7)' },
       { name: 'Admin', description: 'Apps and their deliveries, behind the admin token (contract §6)' },

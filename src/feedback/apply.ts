@@ -8,6 +8,7 @@
  */
 import { recordPlace, LABELS, type UserRecord } from '../users/records.js';
 import { answeredOf, forgetPlaceVisit, labelStay, type AnsweredVisit, type FeedbackType } from '../users/answered.js';
+import { forgetPlaces, spanOfAnswered } from '../users/places.js';
 
 export interface Feedback { type: FeedbackType; venue_id?: string }
 
@@ -15,10 +16,13 @@ export interface Applied { visit: AnsweredVisit; venueId: string; teach: boolean
 
 export function applyFeedback(rec: UserRecord, visitId: string, fb: Feedback, now: number): Applied | null {
   const a = answeredOf(rec, visitId);
-  if (!a) return null;
+  // A visit that did not pass the integrity checks teaches nothing (contract §12): as if never answered.
+  if (!a || a.g) return null;
   const target = fb.type === 'not_a_stop' ? '' : fb.type === 'wrong_venue' ? fb.venue_id! : a.r;
   if (a.v !== target) {
     if (a.v) forgetPlaceVisit(rec, a.v, a.s);
+    // No stop: nor a night or a working day at home or work (users/places.ts).
+    if (a.v && !target) forgetPlaces(rec, spanOfAnswered(a));
     if (target) recordPlace(rec, target, a.i, a.s);
     a.v = target;
   }

@@ -17,6 +17,7 @@ import { DEFAULT_PARAMS } from '../detect/params.js';
 import { mergingAtOnce, teachKnownVenue } from '../detect/known-venue.js';
 import { applyFeedback, type Feedback } from './apply.js';
 import { noVisit, type RecordStepper } from './record-step.js';
+import { clock } from '../time/clock.js';
 
 export type FeedbackHandler = (params: Record<string, string>, ex: Exchange, app: AppRecord, raw: RawBody) => Promise<Reply>;
 
@@ -50,7 +51,7 @@ export function feedbackRoutes(deps: { stepper: RecordStepper; venues: () => Sto
         throw invalid('/venue_id', `venue_id ${JSON.stringify(fb.venue_id)} is not a venue of the served store`);
       }
       await deps.stepper.run(app.app_key, user, (rec, users) => {
-        const out = applyFeedback(rec, p.visit_id, fb, Date.now());
+        const out = applyFeedback(rec, p.visit_id, fb, clock.now());
         if (!out) throw noVisit(p.visit_id);
         const venue = out.teach ? venueOf(store, out.venueId) : undefined;
         return venue ? teachKnownVenue(out.visit, venue, users, app.app_key, store, PARAMS) : [];

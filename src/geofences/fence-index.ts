@@ -45,6 +45,12 @@ export class FenceIndex implements Probe {
   buf = new Int32Array(256);
   n = 0;
 
+  /**
+   * Bumped by every rebuild, which renumbers the slots. Between two, a slot names one version of
+   * one fence (an upsert takes a new slot), so what is known of a slot stays true (near-cache.ts).
+   */
+  generation = 0;
+
   get size(): number { return this.s.live; }
   /** Tier sizes, for metrics and the benchmark. */
   get tiers() { return { bulk: this.bulk?.slots.length ?? 0, mid: this.mid?.slots.length ?? 0, buffer: this.buffer.length, dead: this.s.dead }; }
@@ -105,6 +111,7 @@ export class FenceIndex implements Probe {
     const live = this.s.liveSlots();
     const cell = cellSize(live, this.s.box);
     this.s.compact(spatialOrder(this.s, cell));
+    this.generation++;
     const n = this.s.n, all = new Uint32Array(n);
     for (let i = 0; i < n; i++) all[i] = i;
     this.bulk = n > 0 ? new GridTier(all, this.s, cell) : null;
@@ -156,6 +163,17 @@ export class FenceIndex implements Probe {
     this.roomForHits(1);
     this.hitSlots[this.hitCount] = s;
     this.hitClass[this.hitCount++] = d <= -acc ? INSIDE : STRADDLE;
+  }
+
+  /** Metres from the last query's point to slot `s`'s shape, negative inside: exact() without its shortcuts (a near search's distance). */
+  distanceOf(s: number): number {
+    const r = this.s.rec, o = s * STRIDE;
+    if (r[o + C] >= 0) {
+      const y = r[o + A] - this.qLat;
+      const x = wrapDelta(r[o + B] - this.qLon) * cosMean(this.qCos, this.qSin, this.qLat, y);
+      return Math.sqrt(x * x + y * y) * M_PER_DEG - r[o + C];
+    }
+    return polygonSignedDistance(this.qLat, lonNear(this.qLon, r[o + B]), this.s.coords, r[o + A], -r[o + C], this.qKx);
   }
 
   private search(x0: number, y0: number, x1: number, y1: number): void {

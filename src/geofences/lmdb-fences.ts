@@ -1,14 +1,21 @@
 /**
- * The embedded GeofenceStore as the state interface's FencesState (state/types.ts), for the one
- * contract suite both implementations pass (test/state/). One process owns the store, so a watch
- * is the changes made through this object, delivered at once.
+ * The embedded GeofenceStore as the state interface's FencesState (state/types.ts), the fences of
+ * the embedded kit (server/kit-lmdb.ts). One process owns the store, so a watch is told the
+ * changes made through any opening of the directory in this process, as each commits. (Detection
+ * threads do not watch: they read the store's change log, geofences/worker.ts.)
  */
+import path from 'node:path';
 import type { StoredGeofence } from '../schemas/geofence.js';
 import type { Change, FencesState } from '../state/types.js';
 import type { GeofenceStore } from './store.js';
 
-export function lmdbFences(store: GeofenceStore): FencesState {
-  const watchers = new Set<Change<StoredGeofence>>();
+/** Watchers by data directory (kept while the process runs): the openings of one process are the only writers there are. */
+const watching = new Map<string, Set<Change<StoredGeofence>>>();
+
+export function lmdbFences(store: GeofenceStore, dataDir: string): FencesState {
+  const where = path.resolve(dataDir);
+  const watchers = watching.get(where) ?? new Set<Change<StoredGeofence>>();
+  watching.set(where, watchers);
   const tell = (rec: StoredGeofence, gone = false) => { for (const w of watchers) w(`${rec.app_key}.${rec.id}`, gone ? undefined : rec); };
   return {
     get: async (app, id) => store.get(app, id),

@@ -3,6 +3,8 @@
  * - fences  [app, id] → record; one app's fences are one key range, another app's are unreachable;
  * - tags    [app, tag, id] → 1, so a list by tag reads only that tag;
  * - expiry  [expires_ms, app, id] → 1, so the sweep reads only what is due;
+ * - external [app, external_id] → id: the uniqueness of an external_id within its app, written
+ *   with the record, with the claims of writes in flight (external-ids.ts);
  * - seq     app → n, and changes [app, n] → id: a per-app change log that lets each detection
  *   worker bring its own in-memory index up to date by replaying ids (see worker.ts).
  * Expiry is decided at read time against `now()`: an expired record is invisible to every read and
@@ -20,6 +22,10 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import type { GeofenceInput, GeofencePatch, StoredGeofence } from '../schemas/geofence.js';
+import { ExternalIds } from './external-ids.js';
+import type { ImportItem, LineError } from './import.js';
+import { nearSearch, type NearPage, type NearQuery } from './near.js';
+import type { FenceIndex } from './fence-index.js';
 import { clock } from '../time/clock.js';
 
 export interface StoreOptions {
@@ -27,6 +33,11 @@ export interface StoreOptions {
   now?: () => number;
   /** Skip fsync at commit (benchmarks): a crash may lose the latest writes. */
   noSync?: boolean;
+  /**
+   * The app's fence index as of the latest commit, for `near` (service.ts gives worker.ts's
+   * liveIndex: the index is kept up to date from the change log, as a detection worker's is).
+   */
+  nearIndex?: (store: GeofenceStore, app: string) => FenceIndex | undefined;
 }
 
 export interface ListQuery { tag?: string; after?: string; limit: number }
@@ -52,6 +63,7 @@ export function newGeofence(app: string, input: GeofenceInput, now: number): Sto
   const at = iso(now);
   return {
     id: newId(), app_key: app, tag: input.tag, location: input.location, ttl: input.ttl, push_text: input.push_text,
+    dwell: input.dwell ?? 0, metadata: input.metadata ?? null, external_id: input.external_id ?? null,
     created_at: at, updated_at: at, expires_at: input.ttl > 0 ? iso(now + input.ttl * 1000) : null,
   };
 }
@@ -62,6 +74,9 @@ export function patchedGeofence(old: StoredGeofence, patch: GeofencePatch, now: 
   if (patch.tag !== undefined) next.tag = patch.tag;
   if (patch.push_text !== undefined) next.push_text = patch.push_text;
   if (patch.location !== undefined) next.location = patch.location;
+  if (patch.dwell !== undefined) next.dwell = patch.dwell;
+  if (patch.metadata !== undefined) next.metadata = patch.metadata;
+  if (patch.external_id !== undefined) next.external_id = patch.external_id;
   if (patch.ttl !== undefined) {
     next.ttl = patch.ttl;
     next.expires_at = patch.ttl > 0 ? iso(now + patch.ttl * 1000) : null;
@@ -69,14 +84,20 @@ export function patchedGeofence(old: StoredGeofence, patch: GeofencePatch, now: 
   return next;
 }
 
+
+/** Import lines written per transaction: the event loop is never held long. */
+const CHUNK = 2000;
+
 export class GeofenceStore {
   readonly now: () => number;
+  private readonly nearIndex: StoreOptions['nearIndex'];
   readonly root: RootDatabase;
   private readonly fences: Database<StoredGeofence, [string, string]>;
   private readonly tags: Database<1, [string, string, string]>;
   private readonly expiry: Database<1, [number, string, string]>;
   private readonly seq: Database<number, string>;
   private readonly changes: Database<string, [string, number]>;
+  private readonly xids: ExternalIds;
   /**
    * The last change number issued per app. One object writes a data directory's store: the
    * server's (data-dir-lock.ts keeps other processes out; detection workers only read).
@@ -88,12 +109,26 @@ export class GeofenceStore {
   constructor(dataDir: string, opts: StoreOptions = {}) {
     fs.mkdirSync(dataDir, { recursive: true });
     this.now = opts.now ?? clock.now;
+    this.nearIndex = opts.nearIndex;
     this.root = open({ path: path.join(dataDir, 'geofences.mdb'), compression: false, noSync: opts.noSync ?? false });
     this.fences = this.root.openDB({ name: 'fences' });
     this.tags = this.root.openDB({ name: 'tags' });
     this.expiry = this.root.openDB({ name: 'expiry' });
     this.seq = this.root.openDB({ name: 'seq' });
     this.changes = this.root.openDB({ name: 'changes' });
+    this.xids = new ExternalIds(this.root.openDB({ name: 'external' }), (app, id, now) => this.get(app, id, now));
+  }
+
+  /** The live fence with this external_id, if any. */
+  byExternalId(app: string, xid: string, now = this.now()): StoredGeofence | undefined {
+    return this.xids.find(app, xid, now);
+  }
+
+  /** The live fences within `q.radius` of a point, nearest first, from this thread's index of the app. */
+  near(app: string, q: NearQuery): NearPage {
+    if (this.version(app) === 0) return { items: [], next: null };
+    if (!this.nearIndex) throw new Error('GeofenceStore.near needs the nearIndex option (service.ts)');
+    return nearSearch(this.nearIndex(this, app), (id) => this.raw(app, id), q, this.now());
   }
 
   /** A live record, or undefined when it does not exist under this app or has expired. */
@@ -130,14 +165,62 @@ export class GeofenceStore {
   }
 
   async create(app: string, input: GeofenceInput): Promise<StoredGeofence> {
-    const rec = newGeofence(app, input, this.now());
+    const now = this.now();
+    const rec = newGeofence(app, input, now);
+    const hold = this.xids.claim(app, rec.external_id, rec.id, now);
     // A new id: nothing of it is in flight, and nobody knows it before this answer.
-    await this.root.batch(() => {
+    const written = this.root.batch(() => {
       this.putIn(rec);
       this.bump(app, rec.id);
     });
+    hold(written);
+    await written;
     await this.root.flushed;
     return rec;
+  }
+
+  /**
+   * The import (contract §4): each line updates the live fence its external_id names, or creates
+   * one; lines are written CHUNK to a transaction, read and decided inside it, so an earlier line
+   * (or write) of the same external_id is seen by a later one.
+   */
+  async upsertMany(app: string, items: readonly ImportItem[]): Promise<{ created: number; updated: number; errors: LineError[] }> {
+    let created = 0, updated = 0;
+    const errors: LineError[] = [];
+    for (let i = 0; i < items.length; i += CHUNK) {
+      // The callback may run after this call returns (behind writes already queued): what it
+      // claims and touches waits for `committed`, settled once the transaction is.
+      let settle!: () => void;
+      const committed = new Promise<void>((r) => { settle = r; });
+      const written = this.root.transaction(() => {
+        const now = this.now();
+        let bumped = false;
+        for (const { input, patch, external_id: xid } of items.slice(i, i + CHUNK)) {
+          // A write decided before this transaction and still in flight holds its claim: it commits first.
+          const claimed = xid === null ? undefined : this.xids.claimed(app, xid);
+          const old = xid === null ? undefined : this.byExternalId(app, xid, now) ?? (claimed ? this.get(app, claimed, now) : undefined);
+          if (old) {
+            const next = patchedGeofence(old, patch, now);
+            this.unlinkIn(old); this.putIn(next); this.bump(app, old.id, false); updated++;
+            this.track(fenceKey(app, old.id), committed);
+          } else if ('code' in input) {
+            errors.push(input); // names no live fence, and is no valid create
+            continue;
+          } else {
+            const rec = newGeofence(app, input, now);
+            // Claimed until the commit: a create decided meanwhile must see it taken.
+            if (xid !== null) this.xids.claim(app, xid, rec.id, now)(committed);
+            this.putIn(rec); this.bump(app, rec.id, false); created++;
+          }
+          bumped = true;
+        }
+        // The change counter once a chunk: the log has every id.
+        if (bumped) this.seq.put(app, this.issued.get(app)!);
+      });
+      try { await written; } finally { settle(); }
+    }
+    await this.root.flushed;
+    return { created, updated, errors };
   }
 
   /** Undefined when the id is unknown to this app or expired: the caller answers 404. */
@@ -147,7 +230,8 @@ export class GeofenceStore {
       const old = this.get(app, id, now);
       if (!old) return { result: undefined };
       const next = patchedGeofence(old, patch, now);
-      return { result: next, write: () => {
+      const hold = next.external_id !== old.external_id ? this.xids.claim(app, next.external_id, id, now) : undefined;
+      return { result: next, hold, write: () => {
         this.unlinkIn(old);
         this.putIn(next);
         this.bump(app, id);
@@ -210,12 +294,13 @@ export class GeofenceStore {
    * `decide` reads the committed record and answers the result, with the writes to issue as one
    * batch if any (durable before the result is given).
    */
-  private serial<T>(app: string, id: string, decide: () => { result: T; write?: () => void }): Promise<T> {
+  private serial<T>(app: string, id: string, decide: () => { result: T; write?: () => void; hold?: (p: Promise<unknown>) => void }): Promise<T> {
     const key = fenceKey(app, id);
     const run = async (): Promise<T> => {
-      const { result, write } = decide();
+      const { result, write, hold } = decide();
       if (!write) return result;
       const written = this.root.batch(write);
+      hold?.(written);
       this.track(key, written);
       await written;
       await this.root.flushed;
@@ -273,11 +358,13 @@ export class GeofenceStore {
 
   private putIn(rec: StoredGeofence): void {
     this.fences.put([rec.app_key, rec.id], rec);
+    this.xids.link(rec);
     if (rec.tag !== null) this.tags.put([rec.app_key, rec.tag, rec.id], 1);
     if (rec.expires_at !== null) this.expiry.put([expiresMs(rec), rec.app_key, rec.id], 1);
   }
 
   private unlinkIn(rec: StoredGeofence): void {
+    this.xids.unlink(rec);
     if (rec.tag !== null) this.tags.remove([rec.app_key, rec.tag, rec.id]);
     if (rec.expires_at !== null) this.expiry.remove([expiresMs(rec), rec.app_key, rec.id]);
   }
@@ -290,12 +377,12 @@ export class GeofenceStore {
   }
 
   /** Logs a change of `id`, numbered when issued (inside a batch: that is its commit order too). */
-  private bump(app: string, id: string): void {
+  private bump(app: string, id: string, counter = true): void {
     // The first write of an app in this process starts from what is committed: nothing of the
     // app can be in flight before it.
     const n = (this.issued.get(app) ?? this.version(app)) + 1;
     this.issued.set(app, n);
-    this.seq.put(app, n);
+    if (counter) this.seq.put(app, n);
     this.changes.put([app, n], id);
   }
 }

@@ -1,9 +1,9 @@
 /**
- * Geofence events inside a detection worker.
+ * The app's fences inside a detection worker, for its geofence events (presence.ts, events.ts).
  *
- * Why here and not in the main thread: presence is a read-modify-write with a synchronous LMDB
- * commit when something changes, which must not stall the HTTP event loop, and the workers
- * already hold the request's fixes. Worker threads cannot share the main thread's memory, so
+ * Why here and not in the main thread: presence is part of the user's record, read and committed
+ * by the worker with the visits, and the workers already hold the request's fixes. Worker threads
+ * cannot share the main thread's memory, so
  * each worker keeps its own per-app FenceIndex, built from LMDB on first use and then brought up
  * to date from the store's per-app change log (version counter + [app, seq] → id): one LMDB read
  * per request when nothing changed, and only the changed fences re-read when something did.
@@ -11,13 +11,10 @@
  * rebuilds from a scan. Memory: one index per app per worker (about 160 bytes of typed arrays a
  * circle at a million fences, 45 of them the cell entries that test a circle without its record).
  */
-import type { GeofenceEvent } from '../schemas/visit.js';
 import { shapeOf } from './geometry.js';
 import { FenceIndex } from './fence-index.js';
-import { evaluate, evaluateAlone, type Evaluation, type FenceView, type Fix, type Presence } from './events.js';
-import { withPresence } from './presence.js';
+import type { FenceView } from './events.js';
 import { expiresMs, GeofenceStore } from './store.js';
-import { clock } from '../time/clock.js';
 
 interface Cached { index: FenceIndex; seq: number }
 
@@ -52,32 +49,43 @@ export function liveIndex(store: GeofenceStore, cacheKey: string, app: string): 
   return index;
 }
 
+/**
+ * Drops the indexes of apps that hold no fence any more (a deleted app's fences are deleted with
+ * it, and no request for that app comes to refresh its index): checked once a minute, one LMDB
+ * read an index that changed since it was built. Answers how many went.
+ */
+export function dropEmptyIndexes(): number {
+  let dropped = 0;
+  for (const [key, c] of caches) {
+    const [dataDir, app] = key.split('\u0000');
+    const store = stores.get(dataDir);
+    if (!store) continue;
+    store.root.resetReadTxn();
+    if (store.version(app) !== c.seq && holdsNone(store, app)) {
+      caches.delete(key);
+      dropped++;
+    }
+  }
+  return dropped;
+}
+setInterval(dropEmptyIndexes, 60_000).unref();
+
+function holdsNone(store: GeofenceStore, app: string): boolean {
+  const it = store.scan(app)[Symbol.iterator]();
+  const none = it.next().done === true;
+  it.return?.(); // the cursor goes back at once
+  return none;
+}
+
 /** The app's fences as of the latest commit (a worker's read snapshot is renewed first); undefined when it has none. */
 export function fenceView(dataDir: string, app: string): FenceView | undefined {
   const store = storeFor(dataDir);
   // A worker's read snapshot may predate the main thread's latest commit.
   store.root.resetReadTxn();
   if (store.version(app) === 0) return undefined;
-  const index = liveIndex(store, `${dataDir}\u0000${app}`, app);
-  return index.size === 0 ? undefined : { index, info: (id: string) => store.raw(app, id) };
-}
-
-/** One user's presence read, evaluated and (when it changed) written in the geofence environment (presence.ts). */
-export function presenceStep(dataDir: string, app: string, user: string, run: (p: Presence) => Evaluation): Evaluation {
-  return withPresence(storeFor(dataDir), app, user, run);
-}
-
-/**
- * Entry and exit events of one user's fixes, in time order. With no user key nothing is kept: the
- * crossings within the request alone (events.ts evaluateAlone; no history, as for visits).
- */
-export function geofenceEvents(dataDir: string, appKey: string, userKey: string | null,
-  fixesOrLater: readonly Fix[] | (() => readonly Fix[]), now = clock.now()): GeofenceEvent[] {
-  const view = fenceView(dataDir, appKey);
-  if (!view) return [];
-  // Most apps have no fences: their requests' fixes are not gathered (parsed, sorted) at all.
-  const fixes = typeof fixesOrLater === 'function' ? fixesOrLater() : fixesOrLater;
-  if (fixes.length === 0) return [];
-  if (userKey === null) return evaluateAlone(view, fixes, now);
-  return presenceStep(dataDir, appKey, userKey, (p) => evaluate(view, p, fixes, now)).events;
+  const key = `${dataDir}\u0000${app}`;
+  const index = liveIndex(store, key, app);
+  if (index.size > 0) return { index, info: (id: string) => store.raw(app, id) };
+  caches.delete(key); // nothing to keep: the next request's scan of no fences costs less than the index
+  return undefined;
 }

@@ -2,7 +2,7 @@
  * The one place that knows which HTTP server runs. uWebSockets.js's native build where it has
  * one for this Node (the registry's 20.30 build: Node 16, 18 and 20), node:http elsewhere (Node
  * 22, 24): chosen once, at start, so no request ever asks. An operator who installs a native
- * build for their Node under the name uWebSockets.js gets it used (README, "Node versions").
+ * build for their Node under the name uWebSockets.js gets it used (docs/operating.md, "Node versions").
  */
 import { createRequire } from 'node:module';
 import { log } from '../log.js';

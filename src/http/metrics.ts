@@ -60,6 +60,9 @@ export class Metrics {
   readonly latency = this.histogram('dwell_http_request_duration_seconds', 'HTTP request latency by route',
     [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 10], ['route']);
   readonly detections = this.counter('dwell_detections_total', 'visits answered, by kind and outcome', ['kind', 'outcome']);
+  /** Contract §12: each flag of each visit and event answered, once. */
+  readonly integrityFlags = this.counter('dwell_integrity_flags_total', 'integrity flags of the visits and events answered, by flag', ['flag']);
+  readonly integrityDropped = this.counter('dwell_integrity_dropped_total', 'visits and events not delivered by postback or bucket because they did not pass the integrity checks (app setting integrity: drop)', []);
 
   constructor() {
     client.collectDefaultMetrics({ register: this.registry });

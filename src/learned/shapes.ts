@@ -10,8 +10,11 @@ export interface PooledAp {
   /** venue id → [sum of relative log likelihoods, stays that listed it]. */ v: Record<string, [number, number]>;
 }
 
-/** A located access point: [Σw, Σw·lat, Σw·lon, stays] (detect/evidence/position.ts). */
-export type ApPlace = [number, number, number, number];
+/**
+ * A located access point: [Σw, Σw·lat, Σw·lon, stays] (detect/evidence/position.ts), then the box
+ * of its stays and the users who taught it (integrity/networks.ts), where learned since §12.
+ */
+export type ApPlace = [number, number, number, number, ...number[]];
 
 /**
  * A beacon nobody registered, as the app's confident stays heard it (detect/evidence/learned-beacons.ts):

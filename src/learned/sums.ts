@@ -9,6 +9,7 @@
  * beacons after 64) answers undefined: nothing to write.
  */
 import type { ApPlace, HeardBeacon, PooledAp } from './shapes.js';
+import { withWitnesses } from '../integrity/networks.js';
 import { AP_PLACE_MAX_STAYS, BEACON_MAX_STAYS, MAX_BEACON_VENUES, MAX_POOLED_VENUES, POOL_FLOOR, POOL_MAX_STAYS } from './tables.js';
 
 /** `stored` plus `delta`; undefined when `stored` is settled. Pure. */
@@ -19,7 +20,7 @@ const r3 = (x: number) => Math.round(x * 1000) / 1000;
 const place: Plus<ApPlace> = (s, d) => {
   if (!s) return d;
   if (s[3] >= AP_PLACE_MAX_STAYS) return undefined;
-  return [s[0] + d[0], s[1] + d[1], s[2] + d[2], s[3] + d[3]];
+  return withWitnesses([s[0] + d[0], s[1] + d[1], s[2] + d[2], s[3] + d[3]], s, d);
 };
 
 /** Venue tables ({ n, v: id → [a, b] }) added entry by entry, then cut to the `keep` highest `score`s. */

@@ -9,6 +9,8 @@ import type { Database, RootDatabase } from 'lmdb';
 import { LearnedCache, type Versions } from './cache.js';
 import { cacheEntries } from '../cache-budget.js';
 import type { ApPlace, HeardBeacon, PooledAp } from './shapes.js';
+import { withWitness } from '../integrity/networks.js';
+import { establishedNetworks, hasWitnesses, type EstablishedNetworks } from '../integrity/established.js';
 
 export interface ApObservation {
   /** The access point's BSSID; with `beacon`, a beacon's uuid:major:minor. */
@@ -17,8 +19,8 @@ export interface ApObservation {
   beacon?: Array<string | number>;
   /** A joined network: the stay's GPS candidates to pool (rank.ts GpsMemo). */
   pool?: Array<string | number>;
-  /** Where a confirmed stay heard it: [lat, lon, weight] (position.ts). */
-  at?: [number, number, number];
+  /** Where a confirmed stay heard it: [lat, lon, weight] (position.ts), and the tag of the user who stayed (integrity/networks.ts). */
+  at?: [number, number, number] | [number, number, number, number];
 }
 
 export interface LearnedTables {
@@ -28,6 +30,8 @@ export interface LearnedTables {
   learn(app: string, aps: ApObservation[]): void;
   /** Learned places of access points for this app, in the order asked. */
   apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
+  /** Which access points may accuse in `wifi_mismatch` (integrity/established.ts); absent: any may. */
+  establishedNetworks?: EstablishedNetworks;
   /** What the app's confident stays taught of these unregistered beacons (uuid:major:minor), in the order asked. */
   learnedBeacons(app: string, keys: readonly string[]): Array<HeardBeacon | undefined>;
   /** Pooled GPS evidence per joined BSSID for this app, in the order asked ('' → undefined). */
@@ -115,10 +119,10 @@ export function beaconWith(stored: HeardBeacon | undefined, heard: ReadonlyArray
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 
 /** An access point's place with one more confident stay that heard it; undefined once settled. */
-export function placedAt(stored: ApPlace | undefined, [lat, lon, w]: [number, number, number]): ApPlace | undefined {
+export function placedAt(stored: ApPlace | undefined, [lat, lon, w, user]: NonNullable<ApObservation['at']>): ApPlace | undefined {
   const p = stored ?? [0, 0, 0, 0];
   if (p[3] >= AP_PLACE_MAX_STAYS) return undefined;
-  return [p[0] + w, p[1] + w * lat, p[2] + w * lon, p[3] + 1];
+  return withWitness([p[0] + w, p[1] + w * lat, p[2] + w * lon, p[3] + 1], stored, lat, lon, user);
 }
 
 /** Stored priors plus a thread's pending counts (rounded as stored). */
@@ -148,6 +152,8 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
   // Access points' places and pooled evidence as last read: settled ones never change, most
   // scanned ones are unknown. Bounded apart, by DWELL_CACHE_MB (cache-budget.ts).
   const places = new LearnedCache<ApPlace>(versions, cacheEntries('apPlaces'), 'apx');
+  // Shared by the process's threads; every place written is noted there before its commit.
+  const established = establishedNetworks(root);
   const pools = new LearnedCache<PooledAp>(versions, cacheEntries('pooledAps'), 'pv');
   /** The slots of the learned keys written by the open transaction, published once it commits. */
   const written: number[] = [];
@@ -179,6 +185,7 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
         const key = ['apx', app, o.bssid];
         const p = placedAt(db.get(key) as ApPlace | undefined, o.at);
         if (!p) continue;
+        if (hasWitnesses(p)) established.add(app, o.bssid);
         db.putSync(key, p);
         written.push(places.slot(app, o.bssid));
       }
@@ -219,6 +226,7 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
     }),
     // Cached values are shared: callers only read them (learn re-reads inside its transaction).
     apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(app, b, () => db.get(['apx', app, b])) : undefined)),
+    establishedNetworks: established,
     pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(app, b, () => db.get(['pv', app, b])) : undefined)),
     learnedBeacons: (app, keys) => keys.map((k) => beacons.get(app, k, () => db.get(['bl', app, k]))),
   };

@@ -20,6 +20,7 @@ import { DataFormatNewer, DWELL_VERSION, FORMAT_VERSION, readStamp } from './for
 import { MANIFEST_FILE, type Manifest } from './manifest.js';
 import { dataFile, STORES, unknownStores } from './stores.js';
 import { recordBackup } from './last-backup.js';
+import { wallNow, monotonicMs } from '../time/wall.js';
 
 export async function backupDataDir(dataDir: string, out: string): Promise<Manifest> {
   if (!existsSync(dataDir)) throw new Error(`the data directory ${dataDir} does not exist`);
@@ -34,7 +35,7 @@ export async function backupDataDir(dataDir: string, out: string): Promise<Manif
 
   // The copy yields the CPU to the node it runs beside: a backup may take longer, requests may not.
   try { setPriority(19); } catch { /* not permitted: at the usual priority */ }
-  const started = Date.now();
+  const started = monotonicMs();
   const partial = `${out.replace(/[\\/]+$/, '')}.partial-${process.pid}`;
   rmSync(partial, { recursive: true, force: true });
   mkdirSync(partial, { recursive: true });
@@ -58,7 +59,7 @@ export async function backupDataDir(dataDir: string, out: string): Promise<Manif
       dwell_version: DWELL_VERSION,
       format_version: stamp?.format_version ?? FORMAT_VERSION,
       created_at: new Date(started).toISOString(),
-      duration_ms: Date.now() - started,
+      duration_ms: Math.round(monotonicMs() - started),
       order,
       counts,
       files,
@@ -68,7 +69,7 @@ export async function backupDataDir(dataDir: string, out: string): Promise<Manif
     if (existsSync(out)) rmSync(out, { recursive: true }); // empty, checked above
     mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
     renameSync(partial, out);
-    recordBackup(dataDir, { at: Date.now(), bytes: manifest.bytes });
+    recordBackup(dataDir, { at: wallNow(), bytes: manifest.bytes });
     log.notice('backup written', { out, bytes: manifest.bytes, duration_ms: manifest.duration_ms, ...counts });
     return manifest;
   } catch (err) {

@@ -12,7 +12,7 @@ import { PACKAGE_ROOT } from '../config.js';
 import { STORES } from './stores.js';
 
 /** The format this release writes. Raise it with a migration in migrations.ts. */
-export const FORMAT_VERSION = 1;
+export const FORMAT_VERSION = 2;
 export const FORMAT_FILE = 'format.json';
 /** Exit code of a command refused because a newer release wrote the directory (or backup). */
 export const EXIT_FORMAT_NEWER = 4;

@@ -8,6 +8,7 @@ import { cpSync, existsSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { log } from '../log.js';
 import { decide, DataFormatNewer, FORMAT_VERSION, readStamp, writeStamp } from './format-version.js';
+import { movePresenceToRecords } from './migrate-presence.js';
 
 export interface Migration {
   from: number;
@@ -27,6 +28,12 @@ export const MIGRATIONS: readonly Migration[] = Object.freeze([
     what: 'stamp a directory written before data format versions',
     rewrites: [],
     run: () => undefined,
+  },
+  {
+    from: 1,
+    what: 'geofence presence moved from the geofence store into the user records',
+    rewrites: ['geofences.mdb', 'users'],
+    run: async (dir) => { log.notice('geofence presence moved into user records', { users: await movePresenceToRecords(dir) }); },
   },
 ]);
 

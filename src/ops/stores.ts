@@ -5,13 +5,13 @@
  * what keeps the copy consistent across them.
  *
  * The rule: a request commits what it depends on before what depends on it. A detection's worker
- * commits the user's record (history, learned values, retention index: `users/`) and geofence
- * presence (`geofences.mdb`) while it detects; the HTTP thread then enqueues the request's
+ * commits the user's record (history, presence, learned values, retention index: `users/`)
+ * while it detects; the HTTP thread then enqueues the request's
  * triggers (`outbox.mdb`) and only then answers 202 (server/detect-route.ts). The request's
  * signature is remembered (`replay.mdb`) before any of that, and the app (`apps.mdb`) exists
  * before any request of it. So copying in the reverse order (dependents first, what they depend
  * on after, each read later than the one before) gives: every trigger in the copy has its user's
- * record, presence, signature and app in the copy too. The converse order could keep a trigger
+ * record, signature and app in the copy too. The converse order could keep a trigger
  * whose user record was committed after that environment was copied, i.e. missing.
  *
  * Not copied: `dwell.lock` (the serving process's), LMDB's lock files (remade on open), the
@@ -29,9 +29,10 @@ export interface StoreFile {
 export const STORES: readonly StoreFile[] = Object.freeze([
   { name: 'outbox', path: 'outbox.mdb' }, // pending and dead triggers: depends on everything below
   { name: 'recent', path: 'recent' }, // the explorer's recent detections, recorded before the enqueue
-  { name: 'geofences', path: 'geofences.mdb' }, // fences and presence, written by the worker
+  { name: 'geofences', path: 'geofences.mdb' }, // fences, written by the HTTP thread
   { name: 'users', path: 'users' }, // histories, learned tables, retention index
   { name: 'beacons', path: 'beacons.mdb' }, // the registry detections read
+  { name: 'place-triggers', path: 'place-triggers.mdb' }, // place triggers detections read
   { name: 'replay', path: 'replay.mdb' }, // signatures seen, remembered before a request is handled
   { name: 'apps', path: 'apps.mdb' }, // every app and its secrets: everything above names one
 ]);

@@ -7,6 +7,7 @@
  */
 import type { StoreHandle } from '../venues/store.js';
 import type { StateTarget } from '../config.js';
+import type { TaskApp } from '../schemas/app.js';
 
 export interface DetectTask {
   /** The body exactly as sent (gzip when `gzip`); moved, not copied, when it owns its buffer. */
@@ -15,7 +16,7 @@ export interface DetectTask {
   gzip: boolean;
   /** The app answers synchronously: the worker returns the 200 body ready to write. */
   sync: boolean;
-  app: { app_key: string; confirm_dwell_s: number };
+  app: TaskApp;
   store: StoreHandle;
   dataDir: string;
   /** Where user state lives (config.state): the worker opens its own per-thread state there; absent: LMDB in `dataDir`. */
@@ -25,3 +26,34 @@ export interface DetectTask {
   /** The HTTP request's id (X-Request-Id), for the worker's log lines. */
   requestId?: string;
 }
+
+/** What every request of a batch shares (the store, where state lives): sent to a worker once per version, not per request. */
+export interface TaskContext {
+  store: StoreHandle;
+  dataDir: string;
+  state?: StateTarget;
+}
+
+/** One request of a batch: a DetectTask without what the batch shares; `app` indexes the batch's `apps`. */
+export interface BatchItem {
+  body: Uint8Array;
+  gzip: boolean;
+  sync: boolean;
+  app: number;
+  now: number;
+  requestId?: string;
+}
+
+/**
+ * The requests the HTTP thread had ready in one turn of its loop (server/pool.ts), run by one
+ * worker as a unit (pipeline/batch.ts). `ctx` travels only until every worker has said it holds
+ * version `v`; a worker that does not (one started since) answers `missing` and it is sent again.
+ */
+export interface DetectBatch {
+  v: number;
+  ctx?: TaskContext;
+  apps: TaskApp[];
+  items: BatchItem[];
+}
+
+export type BatchAnswer<R> = { thread: number; v: number; missing: true; bodies: Uint8Array[] } | { thread: number; v: number; missing?: undefined; results: R[] };

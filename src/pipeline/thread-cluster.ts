@@ -12,7 +12,8 @@ import { ClusterUserView } from '../state/user-view.js';
 import { openNatsState } from '../state/nats/kit.js';
 import { FenceMirror } from '../geofences/mirror.js';
 import { BeaconMirror } from '../beacons/mirror.js';
-import { NO_PRESENCE } from '../geofences/events.js';
+import { presenceOf, setPresence } from '../users/records.js';
+import { noEvents } from '../users/presence.js';
 import { isNew, type ThreadState } from './thread-types.js';
 
 let thread: Promise<ThreadState> | null = null;
@@ -26,7 +27,15 @@ export function clusterThread(servers: readonly string[]): Promise<ThreadState> 
     const fences = new FenceMirror(kit.fences);
     const beacons = new BeaconMirror(kit.beacons);
     // The watch's `ready` gives up waiting after a moment; a large registry replays for longer.
-    await Promise.all([fences.ready, beacons.ready.then(() => beacons.settle(60_000, 'warn')), kit.learnedReady]);
+    try {
+      await Promise.all([fences.ready, beacons.ready.then(() => beacons.settle(60_000, 'warn')), kit.learnedReady]);
+    } catch (err) {
+      // The cluster did not answer in time (`unavailable`): this try's connection goes, the next request tries again.
+      fences.stop();
+      beacons.stop();
+      await kit.close().catch(() => undefined);
+      throw err;
+    }
     const view = new ClusterUserView(kit.learned);
     // Contract §8: a fence or beacon written through any node before this request is in this
     // thread's copies before detection reads them (catch-up.ts): the fences always, the beacons
@@ -45,13 +54,13 @@ export function clusterThread(servers: readonly string[]): Promise<ThreadState> 
         if (who === null) {
           const run = view.run(app, null, undefined, detect);
           await send([...run.learned, ...view.takeMerges()]);
-          return { result: run.result, events: [] };
+          return { result: run.result, events: noEvents() };
         }
         const done = await kit.users.modify(app, who, (rec) => {
           const run = view.run(app, who, isNew(rec) ? undefined : rec, detect);
           let record = run.record ?? rec;
-          const ev = presence(record.g ?? NO_PRESENCE);
-          if (ev.changed) record = { ...record, g: ev.presence };
+          const ev = presence(presenceOf(record));
+          if (ev.changed) record = setPresence({ ...record }, ev.presence);
           record.d = clock.now();
           return { record, result: { result: run.result, events: ev.events, learned: run.learned } };
         });

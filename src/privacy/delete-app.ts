@@ -6,16 +6,17 @@
  */
 import type { AppRegistry } from '../apps/registry.js';
 import type { PrivacyKinds } from './kinds.js';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
 
 const BATCH = 2000;
-const yieldTurn = () => new Promise<void>((r) => setImmediate(r));
 
-export interface DeletedApp { users: number; learned: number; geofences: number; geofence_presence: number; triggers: number; recent_detections: number; beacons: number }
+export interface DeletedApp { users: number; learned: number; geofences: number; geofence_presence: number; triggers: number; recent_detections: number; beacons: number; place_triggers: number }
 
 export async function deleteApp(apps: AppRegistry, s: PrivacyKinds, app: string): Promise<DeletedApp | null> {
   const known = await apps.delete(app);
-  const out: DeletedApp = { ...await s.records.deleteApp(app), triggers: 0, recent_detections: 0, beacons: 0 };
+  const out: DeletedApp = { ...await s.records.deleteApp(app), triggers: 0, recent_detections: 0, beacons: 0, place_triggers: 0 };
   if (s.beacons) out.beacons = await s.beacons.deleteApp(app);
+  if (s.placeTriggers) out.place_triggers = await s.placeTriggers.dropApp(app);
   for (let n: number; (n = await s.outbox.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
   if (s.recent) out.recent_detections = await s.recent.deleteApp(app);
   const any = Object.values(out).some((n) => n > 0);

@@ -8,12 +8,13 @@
  *
  * When it runs and how much at a time is sweep-pace.ts's: between requests, in write
  * transactions sized by their measured time, with a guaranteed minimum rate while the server is
- * never idle. Where: on a thread of its own in the embedded store (sweep-thread.ts); on the HTTP
- * thread in cluster mode, where it only purges dead triggers. Why: bench:privacy and
+ * never idle. Where: on a thread of its own in the embedded store (retention-thread.ts); on the
+ * HTTP thread under the lease holder's retention (retention-lease.ts: the cluster), where it only
+ * purges dead triggers. Why: bench:privacy and
  * docs/performance.md.
  *
- * Geofence presence goes with its user's record: a request whose fixes enter or leave a fence
- * writes the user's record too (workers/detect.ts), so presence never outlives it. Records written
+ * Presence (fences, places, country) is part of its user's record (users/presence.ts), so it goes
+ * with the record and never outlives it. Records written
  * before the touch index existed get a key as of now, by a walk with a persisted cursor (their
  * retention starts the day it reaches them).
  */
@@ -22,8 +23,9 @@ import { log } from '../log.js';
 import type { Metrics } from '../http/metrics.js';
 import type { UserRecord } from '../users/records.js';
 import { userKey } from '../users/keys.js';
-import type { LocalStores } from './kinds.js';
+import { holdsFences, type LocalStores } from './kinds.js';
 import type { TriggerQueue } from '../state/outbox-types.js';
+import type { RetentionCounts } from '../state/types.js';
 
 /** What a sweep reaches: the outbox, and the embedded environments when it sweeps users there. */
 export type SweepStores = { outbox: TriggerQueue } & Partial<LocalStores>;
@@ -52,7 +54,8 @@ export interface RetentionOptions {
   onRemoved?: (counts: SweepCounts) => void;
 }
 
-export interface SweepCounts { users: number; geofence_presence: number; dead_triggers: number }
+/** What a sweep removed, by kind (the state kit's shape: a kit's own retention reports the same). */
+export type SweepCounts = RetentionCounts;
 
 const MAX = '\uffff';
 /** Target time of one batch's write transaction, ms: what a request arriving during it may wait. */
@@ -168,7 +171,7 @@ export class RetentionSweeper {
     const users = this.s.users!;
     const keys = [...users.getKeys({ start: ['ut'], end: ['ut', cutoff + 1], limit: batch })] as TouchKey[];
     if (keys.length === 0) return 0;
-    const gone: Array<[string, string]> = [];
+    let gone = 0;
     users.transactionSync(() => {
       for (const key of keys) {
         const [, until, app, user] = key;
@@ -176,17 +179,13 @@ export class RetentionSweeper {
         // Written again since the key was read (a later key exists), or backfilled: see backfill().
         if (rec && (rec.d === until || rec.d === undefined)) {
           users.removeSync(userKey(app, user));
-          gone.push([app, user]);
+          gone++;
+          if (holdsFences(rec)) out.geofence_presence++;
         }
         users.removeSync(key);
       }
     });
-    out.users += gone.length;
-    if (gone.length) {
-      this.s.geofences!.root.transactionSync(() => {
-        for (const k of gone) if (this.s.presence!.removeSync(k)) out.geofence_presence++;
-      });
-    }
+    out.users += gone;
     return keys.length;
   }
 

@@ -9,8 +9,7 @@
  * filled) may still arrive once; nothing of the user is sent after that (at least once).
  */
 import { DwellError } from '../errors.js';
-import type { GeofenceHandler } from '../geofences/routes.js';
-import { bound } from '../geofences/routes.js';
+import { bound, type AppHandler } from '../http/app-route.js';
 import { readJson } from '../http/json-body.js';
 import { eraseUsers } from './erase.js';
 import { exportUser } from './export.js';
@@ -23,7 +22,7 @@ const BASE = '/v2/apps/:app_key/users';
 const ID_CHARS = 256;
 const FIELDS = ['advertising_id', 'user_id'] as const;
 
-export function privacyRoutes(s: PrivacyKinds): Array<[string, string, GeofenceHandler]> {
+export function privacyRoutes(s: PrivacyKinds): Array<[string, string, AppHandler]> {
   return [
     ['POST', `${BASE}/erase`, async (p, ex, app, raw) => {
       bound(p, app);

@@ -9,8 +9,9 @@ import { privacyAdminRoutes, privacyRoutes } from './routes.js';
 import { DAY_MS, slotFor } from '../users/touch.js';
 import type { RecentDetections } from '../recent/types.js';
 import type { PrivacyEngine } from './engine.js';
+import type { PrivacyKinds } from './kinds.js';
 
-export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: TriggerQueue; engine: PrivacyEngine; beacons?: BeaconStore; metrics: Metrics; recent?: RecentDetections; busy?: () => boolean }) {
+export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: TriggerQueue; engine: PrivacyEngine; beacons?: BeaconStore; placeTriggers?: PrivacyKinds['placeTriggers']; metrics: Metrics; recent?: RecentDetections; busy?: () => boolean }) {
   const userRetentionMs = config.userRetentionDays * DAY_MS;
   const retention = {
     userRetentionMs, deadRetentionMs: config.deadRetentionDays * DAY_MS, slotMs: slotFor(userRetentionMs),
@@ -18,7 +19,7 @@ export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: 
     intervalMs: Math.max(50, Math.min(1000, slotFor(userRetentionMs) / 4)),
   };
   const run = deps.engine({ outbox: deps.outbox, retention, metrics: deps.metrics, busy: deps.busy, logLevel: config.logLevel });
-  const kinds = { records: run.records, outbox: deps.outbox, recent: deps.recent, beacons: deps.beacons };
+  const kinds = { records: run.records, outbox: deps.outbox, recent: deps.recent, beacons: deps.beacons, placeTriggers: deps.placeTriggers };
   return {
     routes: privacyRoutes(kinds),
     adminRoutes: privacyAdminRoutes(deps.apps, kinds),

@@ -16,6 +16,7 @@ import { open, type RootDatabase } from 'lmdb';
 import { log } from '../log.js';
 import type { NewDetection, RecentDetail, RecentDetections, RecentLimits, RecentSummary } from './types.js';
 import { parsed } from './bytes.js';
+import { clock } from '../time/clock.js';
 
 type Key = [string, string, number, number];
 interface Summary { u: string | null; k: 'structured' | 'unstructured'; r: string | null; t: RecentSummary['tally'] }
@@ -60,7 +61,7 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
     counts.set(app, n);
   }
 
-  const fresh = (k: Key) => !limits.maxAgeMs || k[2] >= Date.now() - limits.maxAgeMs;
+  const fresh = (k: Key) => !limits.maxAgeMs || k[2] >= clock.now() - limits.maxAgeMs;
 
   async function removeWhere(app: string, keep: (s: Summary) => boolean): Promise<number> {
     let gone = 0;
@@ -102,7 +103,7 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
         counts.set(k[1], n + 1);
         apps.add(k[1]);
       }
-      for (const app of apps) trim(app, Date.now());
+      for (const app of apps) trim(app, clock.now());
     }).catch((err) => {
       // Losing some costs the explorer rows; the detections were answered.
       counts.clear();
@@ -138,7 +139,7 @@ export function openRecent(dataDir: string, limits: RecentLimits): RecentDetecti
 
   return {
     sweep() {
-      const now = Date.now();
+      const now = clock.now();
       writes = db.transaction(() => { for (const app of [...apps()]) trim(app, now); });
     },
     wants: (app) => limits.count > 0 && !limits.optOut.has(app),

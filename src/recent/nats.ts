@@ -18,6 +18,7 @@ import { parsed } from './bytes.js';
 import { retrying, unavailable, type NatsState } from '../state/nats/connect.js';
 import { scan } from '../state/nats/outbox-scan.js';
 import { appToken } from '../state/nats/outbox-subjects.js';
+import { clock } from '../time/clock.js';
 
 export const RECENT_STREAM = 'DWELL_RECENT';
 const subjectOf = (app: string) => `dwell.recent.${appToken(app)}`;
@@ -56,7 +57,7 @@ function detailOf(m: StoredMsg): RecentDetail {
 export async function natsRecent(ns: NatsState, limits: RecentLimits): Promise<RecentDetections> {
   if (limits.count > 0) await retrying(() => ensureStream(ns, limits), 30_000).catch((err) => { throw unavailable(err); });
   const writes = new Set<Promise<unknown>>();
-  const fresh = (m: StoredMsg) => !limits.maxAgeMs || m.time.getTime() >= Date.now() - limits.maxAgeMs;
+  const fresh = (m: StoredMsg) => !limits.maxAgeMs || m.time.getTime() >= clock.now() - limits.maxAgeMs;
   const walk = async (app: string, each: (m: StoredMsg) => void | Promise<void>) => {
     if (limits.count === 0) return; // kept by none: the stream may not exist
     try {

@@ -4,10 +4,14 @@
  * triggers are made of, or a synchronous app's answer already serialised.
  */
 import type { ErrorBody } from '../errors.js';
-import type { GeofenceEvent, SyncItem } from './visit.js';
+import type { GeofenceEvent, IntegrityFlag, PlaceEvent, RegionEvent, SyncItem } from './visit.js';
 
 /** Visits answered, by outcome: what the detections metric counts. */
-export interface Tally { venue: number; transit: number; no_venue: number }
+export interface Tally {
+  venue: number; transit: number; no_venue: number;
+  /** Contract §12: flags of the visits and events answered, by flag (integrity/stamp.ts); absent when none. */
+  flags?: Partial<Record<IntegrityFlag, number>>;
+}
 
 /** A request's detections in full: what postback and bucket apps' triggers are made of. */
 export type DetectOutcome =
@@ -19,6 +23,10 @@ export type DetectOutcome =
     user_info: { user_id: string | null; device_id: string | null; custom_data: Record<string, unknown> | null };
     items: SyncItem[];
     geofence_events: GeofenceEvent[];
+    /** Contract §11: events of the app's place triggers. */
+    place_events: PlaceEvent[];
+    /** Contract §11: country entries and exits (apps with region_events). */
+    region_events: RegionEvent[];
   }
   | { ok: false; error: ErrorBody['error'] };
 

@@ -35,6 +35,8 @@ export const Location = Type.Object({
   accuracy: Type.Optional(Type.Number({ exclusiveMinimum: 0 })),
   speed: Type.Optional(Type.Number({ minimum: -1 })),
   altitude: Type.Optional(Type.Number()),
+  /** Contract §12: the SDK says the position is mocked (Android's mock provider, iOS's simulated location). */
+  mocked: Type.Optional(Type.Boolean({ description: 'true when the OS says the position is mocked or simulated (contract §12)' })),
 });
 
 export const ActiveWifi = Type.Object({

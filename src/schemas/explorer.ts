@@ -1,5 +1,5 @@
 /**
- * What the explorer's admin calls answer (README "Explorer"): recent detections, an explanation
+ * What the explorer's admin calls answer (docs/operating.md "Explorer"): recent detections, an explanation
  * of a detection, a venue search. The server builds these in src/recent/, src/detect/explain/
  * and src/ui/; the schemas describe them for the API document, so a generated client has types.
  */
@@ -53,11 +53,26 @@ export const Ranking = Type.Object({
   candidates: Type.Array(ExplainedCandidate),
 });
 
+const SignalAt = Type.Object({
+  signal: Type.Integer({ minimum: -1, description: "the request's signals counted in order (a structured request's events one after the other); -1: the position Dwell held from before" }),
+  lat: Type.Number(), long: Type.Number(), accuracy: Type.Number(), timestamp: Type.String(),
+});
+
+/** Contract §12: what one flag rests on (src/integrity/why.ts). */
+export const IntegrityEvidence = Type.Union([
+  Type.Object({ flag: Type.Literal('jumped'), from: SignalAt, to: SignalAt, distance_m: Type.Number(), seconds: Type.Number(), speed_m_s: Type.Union([Type.Number(), Type.Null()], { description: 'beyond both accuracies; null when the two are at the same time' }) }),
+  Type.Object({ flag: Type.Literal('wifi_mismatch'), signal: Type.Integer(), bssid: Type.String(), position: SignalAt, distance_m: Type.Number(),
+    learned_at: Type.Object({ lat: Type.Number(), long: Type.Number(), stays: Type.Integer(), users: Type.Integer({ description: 'distinct users remembered as having taught it (up to 4)' }) }, { description: "where the app's learned tables place the network" }) }),
+  Type.Object({ flag: Type.Union([Type.Literal('mocked'), Type.Literal('inaccurate')]), signal: Type.Integer(), position: SignalAt }),
+  Type.Object({ flag: Type.Literal('clock_skew'), signal: Type.Integer(), timestamp: Type.String(), ahead_s: Type.Number() }),
+]);
+
 export const Explanation = Type.Object({
   app_key: Type.String(),
   kind: Type.Union([Type.Literal('structured'), Type.Literal('unstructured')]),
   data: Type.Array(SyncItem, { description: 'what /v1/detect would answer for this body now' }),
   rankings: Type.Array(Type.Union([Ranking, Type.Null()]), { description: 'parallel to `data`: null for a transit or an unlocated visit' }),
+  integrity: Type.Array(IntegrityEvidence, { description: "contract §12: each flagged signal's evidence (a position behind a flag that an inaccurate one alone does not raise is listed too)" }),
 });
 
 export const VenueFound = Type.Object({

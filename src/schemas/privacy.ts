@@ -23,9 +23,21 @@ export const UserExport = Type.Object({
   user: Type.String(),
   record: Type.Union([Type.Object({}, { additionalProperties: true }), Type.Null()], { description: 'visit history, stays and open stay; null when nothing is stored' }),
   geofence_presence: Type.Union([
-    Type.Object({ inside_geofences: Type.Array(Type.String()), last_change_at: Type.Union([Type.String(), Type.Null()]) }),
+    Type.Object({
+      inside_geofences: Type.Array(Type.String()),
+      last_change_at: Type.Union([Type.String(), Type.Null()]),
+      dwell_counting: Type.Optional(Type.Array(Type.Object({ geofence_id: Type.String(), entered_at: Type.String() }), { description: 'fences with a dwell the user is inside whose dwell event has not fired yet, with the time of entry' })),
+    }),
     Type.Null(),
   ]),
+  country_presence: Type.Optional(Type.Object({
+    country: Type.Union([Type.String(), Type.Null()], { description: 'ISO 3166-1 alpha-2 code; null at sea' }),
+    last_change_at: Type.String(),
+  }, { description: 'apps with region_events: the country of the user\'s last position (contract §11); absent when none is kept' })),
+  place_presence: Type.Optional(Type.Object({
+    inside: Type.Array(Type.Object({ trigger_id: Type.String(), venue_id: Type.String(), entered_at: Type.String(), dwell_raised: Type.Boolean() })),
+    last_change_at: Type.Union([Type.String(), Type.Null()]),
+  }, { description: 'apps with place triggers: the venues the user is in, by place trigger (contract §11); absent when none is kept' })),
   triggers: Type.Array(Type.Object({}, { additionalProperties: true }), { description: 'triggers of this user not yet delivered, or dead' }),
   recent_detections: Type.Array(RecentDetail, { description: 'requests and answers kept for the explorer, oldest first' }),
 });

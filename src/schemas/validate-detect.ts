@@ -10,6 +10,7 @@ import {
   LIMITS, StructuredRequest, UnstructuredRequest,
   type DetectRequest, type Signal,
 } from './detect-request.js';
+import { clock } from '../time/clock.js';
 
 const structured = TypeCompiler.Compile(StructuredRequest);
 const unstructured = TypeCompiler.Compile(UnstructuredRequest);
@@ -18,7 +19,7 @@ export type ValidRequest =
   | { kind: 'structured'; body: StructuredRequest }
   | { kind: 'unstructured'; body: UnstructuredRequest };
 
-export function validateDetect(body: unknown, now = Date.now()): ValidRequest {
+export function validateDetect(body: unknown, now = clock.now()): ValidRequest {
   const obj = jsonObject(body);
   const hasEvents = 'events' in obj, hasData = 'data' in obj;
   if (hasEvents === hasData) {

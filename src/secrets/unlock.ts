@@ -45,7 +45,7 @@ export async function unlock(ring: Keyring, store: SealedStore, target: Target):
   if (!ring.current) {
     const sealed = check !== undefined || (await store.all()).some((a) => sealedBy(a).some((id) => id !== undefined));
     if (sealed) throw new KeyRefused(`the app secrets in ${store.where} are sealed: set DWELL_SECRET_KEY (or DWELL_SECRET_KEY_FILE) to the key they were sealed with`);
-    log.warn('DWELL_SECRET_KEY is not set: app secrets and bucket credentials are stored in clear, readable in any copy of the data (see the README, Operating)', { where: store.where });
+    log.warn('DWELL_SECRET_KEY is not set: app secrets and bucket credentials are stored in clear, readable in any copy of the data (see docs/operating.md, "Secrets at rest")', { where: store.where });
     return { sealWith: undefined, resealed: 0 };
   }
   for (let attempt = 0; check === undefined; attempt++) {

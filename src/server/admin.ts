@@ -7,7 +7,7 @@ import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
 import { DwellError } from '../errors.js';
 import type { AppRegistry } from '../apps/registry.js';
-import { CreateApp, UpdateApp, publicApp } from '../schemas/app.js';
+import { CreateApp, DeliveryEvents, UpdateApp, publicApp } from '../schemas/app.js';
 import type { TriggerQueue as Outbox } from '../delivery/outbox.js';
 import { readBody, type RawBody } from '../http/body.js';
 import { checkMediaType, parseJson, plainBytes } from '../http/json-body.js';
@@ -54,9 +54,17 @@ async function adminJson(ex: Exchange, raw: RawBody): Promise<unknown> {
 }
 
 function check<T>(schema: TSchema, value: unknown): T {
-  const first = TypeCompiler.Compile(schema).Errors(value).First(); // admin calls are rare: compiling per call is fine
-  if (first) throw new DwellError('invalid_request', `${first.path || 'body'}: ${first.message}`, first.path);
+  // `delivery` is a union by method, whose error would name /delivery alone: its `events` list is
+  // checked first, so an empty list or an unknown kind is named at /delivery/events (contract §3).
+  const events = (value as { delivery?: { events?: unknown } } | null)?.delivery?.events;
+  if (events !== undefined) fail(DeliveryEvents, events, '/delivery/events');
+  fail(schema, value, '');
   return value as T;
+}
+
+function fail(schema: TSchema, value: unknown, prefix: string): void {
+  const first = TypeCompiler.Compile(schema).Errors(value).First(); // admin calls are rare: compiling per call is fine
+  if (first) throw new DwellError('invalid_request', `${prefix + first.path || 'body'}: ${first.message}`, prefix + first.path);
 }
 
 export const adminRoutes: Array<[string, string, AdminHandler]> = [

@@ -7,7 +7,6 @@ import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import { startDelivery } from '../delivery/service.js';
 import { loadStore, watchStore, type StoreHandle } from '../venues/store.js';
-import { openVenueSource } from '../venues/venue-source.js';
 import { Metrics } from '../http/metrics.js';
 import { listenMetrics } from '../http/metrics-listener.js';
 import { listenHttp } from '../http/listen.js';
@@ -21,6 +20,7 @@ import { detectHandler } from './detect-route.js';
 import { checkMediaType } from '../http/json-body.js';
 import { adminRoutes, checkBearer, handleAdmin, type AdminHandler } from './admin.js';
 import { geofenceRoutes } from '../geofences/routes.js';
+import { placeTriggerRoutes } from '../place-triggers/routes.js';
 import { openBeaconService } from '../beacons/service.js';
 import { dropUnscopedUsers } from '../users/drop-unscoped.js';
 import { startPrivacy } from '../privacy/service.js';
@@ -32,6 +32,7 @@ import { openFeedback } from '../feedback/service.js';
 import { keyringFrom } from '../secrets/keyring.js';
 import { MovableClock, systemClock, useClock } from '../time/clock.js';
 import { clockRoutes } from './admin-clock.js';
+import { closeAll } from './close-all.js';
 
 type Handler = (ex: Exchange, params: Record<string, string>) => void;
 
@@ -44,7 +45,7 @@ export interface Server {
 export async function startServer(config: Config): Promise<Server> {
   refuseVenuesInCluster(config);
   // Time is handed down from here: every thread started below reads this clock (time/clock.ts).
-  const clock = useClock(config.testClock ? new MovableClock() : systemClock);
+  const clock = useClock(config.testClock === false ? systemClock : new MovableClock(undefined, config.testClock === true ? undefined : config.testClock));
   const metrics = new Metrics();
   // Before any worker opens the users store: see drop-unscoped.ts.
   await dropUnscopedUsers(config.dataDir);
@@ -65,7 +66,7 @@ export async function startServer(config: Config): Promise<Server> {
   let inflight = 0;
   let idle: (() => void) | null = null;
 
-  const venues = await openVenueSource(config); // cluster mode: the published snapshots
+  const venues = await kit.openVenues(); // cluster mode: the published snapshots
   // The workers warm up on the first store served, whichever finds it first (in cluster mode the
   // watcher, once a snapshot is published); warm() runs once per process.
   const stopWatching = watchStore(venues.root, (h) => { store = h; void pool.warm(h, config.dataDir); }, config.storePollMs);
@@ -99,7 +100,10 @@ export async function startServer(config: Config): Promise<Server> {
       metrics.render().then((body) => json(ex, { status: 200, body, contentType: metrics.contentType }), (err) => ex.fail(err));
     })
     .add('POST', '/v1/detect', (ex) => handleSigned(ex, signed, checkMediaType, (e, app, raw) => detectHandler(detectDeps, e, app, raw)));
-  for (const [method, pattern, h] of geofenceRoutes({ store: kit.fences })) {
+  for (const [method, pattern, h, limit] of geofenceRoutes({ store: kit.fences })) {
+    router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw), limit));
+  }
+  for (const [method, pattern, h] of placeTriggerRoutes(kit.placeTriggers)) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
   const beacons = openBeaconService(kit.beacons, () => store);
@@ -110,7 +114,7 @@ export async function startServer(config: Config): Promise<Server> {
   for (const [method, pattern, h] of feedback.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
-  const privacy = startPrivacy(config, { apps, outbox, engine: kit.privacy, beacons: kit.beacons, metrics, recent, busy: () => inflight > 0 });
+  const privacy = startPrivacy(config, { apps, outbox, engine: kit.privacy, beacons: kit.beacons, placeTriggers: kit.placeTriggers, metrics, recent, busy: () => inflight > 0 });
   for (const [method, pattern, h] of privacy.routes) {
     router.add(method, pattern, (ex, params) => handleSigned(ex, signed, null, (e, app, raw) => h(params, e, app, raw)));
   }
@@ -118,7 +122,7 @@ export async function startServer(config: Config): Promise<Server> {
     router.add(method, pattern, (ex, params) => handleAdmin(ex, adminDeps, params, h as AdminHandler));
   }
   const explorer = {
-    apps, recent, geofences: kit.fences, explain: (task: ExplainTask) => pool.explain(task), checkAdmin: (ex: Exchange) => checkBearer(ex, config.adminToken),
+    apps, recent, geofences: kit.fences, placeTriggers: kit.placeTriggers, explain: (task: ExplainTask) => pool.explain(task), checkAdmin: (ex: Exchange) => checkBearer(ex, config.adminToken),
     store: () => store, dataDir: config.dataDir, tiles: config.uiTiles, state: config.state,
   };
   for (const [method, pattern, h] of explorerRoutes(explorer)) router.add(method, pattern, h);
@@ -180,15 +184,12 @@ export async function startServer(config: Config): Promise<Server> {
           setTimeout(resolve, config.drainTimeoutMs).unref();
         });
       }
-      stopWatching();
-      await internal?.close();
-      // The workers first: they read the venue store, users and replays until they stop.
-      await pool.close();
-      await venues.close();
-      await privacy.close();
-      clearInterval(recentSweep);
-      await delivery.close();
-      await kit.close();
+      // The workers before the stores: they read the venue store, users and replays until they stop.
+      await closeAll('server', [
+        ['venue watch', stopWatching], ['metrics listener', () => internal?.close()], ['detection pool', () => pool.close()],
+        ['venues', () => venues.close()], ['privacy', () => privacy.close()], ['recent sweep', () => clearInterval(recentSweep)],
+        ['delivery', () => delivery.close()], ['state', () => kit.close()],
+      ]);
       log.info('stopped', { inflight });
     },
   };

@@ -7,13 +7,14 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { DwellError } from '../errors.js';
 import type { AppRecord } from '../schemas/app.js';
 import type { AppRegistry } from '../apps/registry.js';
+import { wallNow } from '../time/wall.js';
 
 export const STALE_AFTER_S = 300;
 
 export interface AuthHeaders { appKey: string; timestamp: string; signature: string }
 
 /** Resolves the app and checks the clock; the body's hash is not known yet. */
-export function checkHeaders(h: AuthHeaders, apps: AppRegistry, now = Date.now()): AppRecord {
+export function checkHeaders(h: AuthHeaders, apps: AppRegistry, now = wallNow()): AppRecord {
   if (!h.appKey || !h.timestamp || !h.signature) {
     const missing = [!h.appKey && 'X-App-Key', !h.timestamp && 'X-Timestamp', !h.signature && 'X-Signature'].filter(Boolean);
     throw new DwellError('missing_auth', `missing ${missing.join(', ')} header${missing.length > 1 ? 's' : ''}`);

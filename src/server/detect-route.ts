@@ -6,7 +6,7 @@
 import type { StateTarget } from '../config.js';
 import { randomUUID } from 'node:crypto';
 import { DwellError } from '../errors.js';
-import type { AppRecord } from '../schemas/app.js';
+import { taskApp, type AppRecord } from '../schemas/app.js';
 import type { StoreHandle } from '../venues/store.js';
 import type { RawBody } from '../http/body.js';
 import { isGzip } from '../http/json-body.js';
@@ -43,7 +43,7 @@ export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppReco
     body: raw.bytes,
     gzip,
     sync,
-    app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
+    app: taskApp(app),
     store,
     dataDir: deps.dataDir,
     state: deps.state,
@@ -54,14 +54,16 @@ export async function detectHandler(deps: DetectDeps, ex: Exchange, app: AppReco
   for (const outcome of ['venue', 'transit', 'no_venue'] as const) {
     if (out.tally[outcome]) deps.metrics.detections.inc({ kind: out.kind, outcome }, out.tally[outcome]);
   }
+  for (const [flag, n] of Object.entries(out.tally.flags ?? {})) deps.metrics.integrityFlags.inc({ flag }, n);
   if (kept) {
     const user = 'response' in out ? out.user : out.user_info.device_id ?? (out.user_info.user_id || null);
-    const answer = 'response' in out ? () => out.response : () => utf8.encode(JSON.stringify({ data: out.items, geofence_events: out.geofence_events }));
+    const answer = 'response' in out ? () => out.response : () => utf8.encode(JSON.stringify({ data: out.items, geofence_events: out.geofence_events, place_events: out.place_events, region_events: out.region_events }));
     deps.recent!.record(app.app_key, { at: now, user, kind: out.kind, request_id: 'response' in out ? null : out.request_id, tally: out.tally, body: kept, gzip, answer });
   }
   // The worker answered a synchronous app with the response already serialised.
   if ('response' in out) return { status: 200, body: out.response };
   const requestId = out.request_id ?? randomUUID();
-  await deps.outbox.enqueue(app.app_key, triggersOf(app.app_key, requestId, out, now));
+  const dropped = (n: number) => deps.metrics.integrityDropped.inc({}, n);
+  await deps.outbox.enqueue(app.app_key, triggersOf(app.app_key, requestId, out, app.delivery, app.integrity, dropped));
   return { status: 202, body: { result: 'SUCCESS', request_id: requestId } };
 }

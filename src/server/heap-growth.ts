@@ -7,7 +7,7 @@
  * requests). Those were most of bench:soak's detections over 50 ms. A fixed factor of 2 leaves a
  * whole live heap of headroom (about 2 minutes between full collections at 300 req/s), and without
  * the memory reducer each worker collects when its own heap is full, not when both look idle.
- * The README's memory formula already counts that much garbage per worker.
+ * The memory formula of docs/operating.md ("Memory") already counts that much garbage per worker.
  *
  * V8's flags belong to the process: set before the pool starts, they cover every worker.
  */

@@ -9,13 +9,15 @@ import { DwellError } from '../errors.js';
 import { log } from '../log.js';
 import { samplePositions, type StoreHandle } from '../venues/store.js';
 import { placeDbBuffer } from '../venues/place-db/share.js';
-import type { DetectTask } from '../pipeline/task.js';
+import type { BatchAnswer, DetectBatch, DetectTask } from '../pipeline/task.js';
+import { Gatherer } from '../pipeline/gather.js';
 import type { DetectResult } from '../schemas/detect-outcome.js';
 import type { ExplainResult, ExplainTask } from '../pipeline/explain.js';
 import { warmUpTasks } from './warm-up.js';
 import { WarmUpSettle } from './warm-up-settle.js';
 import { leastBusyInTurn, type Balancer } from './balancer.js';
 import { fixHeapGrowth } from './heap-growth.js';
+import { monotonicMs } from '../time/wall.js';
 
 /** The worker's entry point, named for the dependency rule (Piscina starts it by URL below). */
 export type * as DetectEntry from '../../workers/detect.js';
@@ -32,8 +34,24 @@ const YOUNG_GENERATION_MB = 64;
  */
 const WARM_UP_CAP_MS = 15_000;
 
+/**
+ * The most requests in one batch (pipeline/gather.ts). A request's answer leaves with its batch's,
+ * so a batch is the longest a request waits for its neighbours' detections (about 0.5 ms each).
+ */
+const MAX_BATCH = 8;
+/**
+ * Batches a worker may hold, the one it runs and the next (at most DWELL_WORKER_TASKS): a worker
+ * never idles through a round trip, and what arrives meanwhile waits in the gatherer, where it
+ * forms the next batches. With 12 a worker, as tasks had, every turn's few requests left at once
+ * and batches stayed small: bench:pool-batches, 48 callers, load 7–11, 5 rounds: 12 a worker,
+ * 1.91 requests a batch, 0.837 ms of CPU a request; 2 a worker, 7.91 a batch, 0.694; one task a
+ * request, 0.971.
+ */
+const BATCHES_PER_WORKER = 2;
+
 export class DetectPool {
   private readonly pool: Piscina;
+  private readonly gatherer: Gatherer;
   private readonly balancer: Balancer;
   private warmed: Promise<void> | null = null;
   /** Set by close(): no further warm-up wave starts. */
@@ -48,14 +66,15 @@ export class DetectPool {
    * task and wakes the worker); with several, it finds the next task waiting and each wake-up
    * carries several answers. bench:http peak, early in session 3: 1 → 1,444 req/s, 3 → 1,785,
    * 6 → 1,970, 12 → 2,098, 24 → 2,146. At a given part load the p99 hardly depends on it (the
-   * README's bench:http section); a request can wait behind those already handed to its worker,
+   * bench:http section of docs/performance.md); a request can wait behind those already handed to its worker,
    * which is why this stops at 12.
    */
-  constructor(private readonly threads: number, private readonly tasksPerWorker: number, private readonly maxQueue: number, cacheMb?: number, private readonly warmUp: 'on' | 'off' = 'on') {
+  /** `maxBatch` 0: one task a request, as before issue 44 (bench/pool-batches.ts compares the two in one run). */
+  constructor(private readonly threads: number, private readonly tasksPerWorker: number, private readonly maxQueue: number, cacheMb?: number, private readonly warmUp: 'on' | 'off' = 'on', private readonly maxBatch = MAX_BATCH) {
     this.balancer = leastBusyInTurn(tasksPerWorker);
     fixHeapGrowth();
     this.pool = new Piscina({
-      filename: new URL('../../workers/detect.js', import.meta.url).href,
+      filename: new URL('../../workers/detect-entry.cjs', import.meta.url).href,
       minThreads: threads,
       maxThreads: threads,
       idleTimeout: Infinity,
@@ -81,25 +100,35 @@ export class DetectPool {
       // The caches' memory bound (cache-budget.ts) as configured, whether it came from a flag or the environment.
       env: { ...process.env, DWELL_WORKERS: String(threads), ...(cacheMb ? { DWELL_CACHE_MB: String(cacheMb) } : {}) },
     });
+    const send = (batch: DetectBatch, transfer: ArrayBuffer[]) => this.pool.run(batch, { name: 'batch', transferList: transfer }) as Promise<BatchAnswer<DetectResult>>;
+    this.gatherer = new Gatherer(send, threads, threads * Math.min(tasksPerWorker, BATCHES_PER_WORKER), Math.max(1, maxBatch));
   }
 
+  /** Detections waiting for a worker: gathered for a batch that has no free slot yet, or a batch in Piscina's queue. */
   get queued(): number {
-    return this.pool.queueSize;
+    return this.gatherer.queued + this.pool.queueSize;
   }
 
-  /** Detection tasks handed to each worker so far (warm-up included), by worker: `w1`, `w2`… in start order. */
+  /** Batches handed to the workers so far and the requests in them. */
+  get batched(): { batches: number; requests: number } {
+    return { ...this.gatherer.sent };
+  }
+
+  /** Detections each worker has answered so far (warm-up included), by worker: `w1`, `w2`… in start order. */
   handed(): Array<[{ worker: string }, number]> {
-    return this.balancer.handed().sort((a, b) => a[0] - b[0]).map(([, n], i) => [{ worker: `w${i + 1}` }, n]);
+    return [...this.gatherer.answered].sort((a, b) => a[0] - b[0]).map(([, n], i) => [{ worker: `w${i + 1}` }, n]);
   }
 
+  /** One detection, run in a batch with the others asked for in this turn of the loop (pipeline/gather.ts). */
   async run(task: DetectTask): Promise<DetectResult> {
-    if (this.pool.queueSize >= this.maxQueue) {
+    if (this.queued >= this.maxQueue) {
       throw new DwellError('unavailable', 'detection is saturated; retry shortly', undefined, 1);
     }
+    if (this.maxBatch > 0) return this.gatherer.add(task);
     const body = task.body;
-    // Move the body when it owns its buffer outright (readBody makes sure it does); cloning copies the whole buffer.
-    const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer] : [];
-    return this.pool.run(task, { transferList: transfer as ArrayBuffer[] });
+    // Moved when it owns its buffer outright (readBody makes sure it does); cloning copies it.
+    const transfer = body.byteOffset === 0 && body.byteLength === body.buffer.byteLength ? [body.buffer as ArrayBuffer] : [];
+    return this.pool.run(task, { transferList: transfer });
   }
 
   /** An operator's explanation (pipeline/explain.ts), by the workers' named export. */
@@ -138,7 +167,7 @@ export class DetectPool {
     }, capMs + 5_000);
     cap.unref();
     this.warmed ??= (async () => {
-      const t0 = Date.now();
+      const t0 = monotonicMs();
       const scratch = mkdtempSync(path.join(tmpdir(), 'dwell-warm-up-'));
       const settle = new WarmUpSettle(this.threads);
       let failed = 0, firstMs = NaN;
@@ -146,13 +175,13 @@ export class DetectPool {
         const places = samplePositions(store, 1024);
         const wave = this.threads * this.tasksPerWorker;
         const runWave = async (batch: DetectTask[]) => {
-          const w0 = Date.now();
-          const out = await Promise.allSettled(batch.map((t) => this.pool.run(t)));
+          const w0 = monotonicMs();
+          const out = await Promise.allSettled(batch.map((t) => this.gatherer.add(t)));
           for (const r of out) if (r.status !== 'fulfilled' || !r.value.ok) failed++;
-          return Date.now() - w0;
+          return Math.round(monotonicMs() - w0);
         };
         firstMs = await runWave(warmUpTasks(store, places, scratch, 0, wave, true));
-        for (let k = wave; !settle.settled && Date.now() - t0 < capMs && !this.closing; k += wave) settle.add(wave, await runWave(warmUpTasks(store, places, scratch, k, wave, true)));
+        for (let k = wave; !settle.settled && monotonicMs() - t0 < capMs && !this.closing; k += wave) settle.add(wave, await runWave(warmUpTasks(store, places, scratch, k, wave, true)));
         if (!this.closing) await runWave(warmUpTasks(store, places, dataDir, 0, wave, false));
         if (failed) log.warn('some warm-up detections failed', { failed });
       } catch (err) {
@@ -161,7 +190,7 @@ export class DetectPool {
         rmSync(scratch, { recursive: true, force: true });
         clearTimeout(cap);
         this.state = 'warm';
-        const fields = { ms: Date.now() - t0, workers: this.threads, first_wave_ms: firstMs, settled: settle.settled, cap_ms: capMs, ...settle.summary() };
+        const fields = { ms: Math.round(monotonicMs() - t0), workers: this.threads, first_wave_ms: firstMs, settled: settle.settled, cap_ms: capMs, ...settle.summary() };
         if (settle.settled) log.info('detection workers warm', fields);
         else log.warn('detection workers warm-up ended before settling (the cap, a shutdown or failures)', { ...fields, closing: this.closing, failed });
       }

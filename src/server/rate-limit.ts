@@ -3,13 +3,14 @@
  * A rate of 0 turns limiting off.
  */
 import { DwellError } from '../errors.js';
+import { monotonicMs } from '../time/wall.js';
 
 export class RateLimiter {
   private readonly buckets = new Map<string, { tokens: number; at: number }>();
 
   constructor(private readonly rate: number) {}
 
-  take(appKey: string, now = Date.now()): void {
+  take(appKey: string, now = monotonicMs()): void {
     if (this.rate <= 0) return;
     let b = this.buckets.get(appKey);
     if (!b) this.buckets.set(appKey, (b = { tokens: this.rate, at: now }));

@@ -16,7 +16,9 @@
 import path from 'node:path';
 import { open, type Database, type RootDatabase } from 'lmdb';
 import { DwellError } from '../errors.js';
+import { log } from '../log.js';
 import { STALE_AFTER_S } from './auth.js';
+import { wallNow } from '../time/wall.js';
 
 const GENERATIONS = 4;
 
@@ -28,7 +30,7 @@ export class ReplayCache {
   private readonly timer: NodeJS.Timeout;
   private clearedBefore = -1;
 
-  constructor(dataDir: string, sweepMs = 10_000, now = Date.now()) {
+  constructor(dataDir: string, sweepMs = 10_000, now = wallNow()) {
     this.root = open({ path: path.join(dataDir, 'replay.mdb'), compression: false, noSync: true });
     this.gens = Array.from({ length: GENERATIONS }, (_, i) => this.root.openDB<number, string>({ name: `expiring-${i}` }));
     for (const db of this.gens) {
@@ -40,7 +42,7 @@ export class ReplayCache {
   }
 
   /** Throws `replayed_request` if this signature was already accepted and is still fresh. */
-  check(appKey: string, signature: string, now = Date.now()): void {
+  check(appKey: string, signature: string, now = wallNow()): void {
     const prev = this.seen.get(keyOf(appKey, signature));
     if (prev !== undefined && prev * 1000 >= now) {
       throw new DwellError('replayed_request', 'this signature was already used; sign each request with a fresh timestamp');
@@ -62,7 +64,7 @@ export class ReplayCache {
     return this.seen.size;
   }
 
-  sweep(now = Date.now()): void {
+  sweep(now = wallNow()): void {
     for (const [expiryS, keys] of this.byExpiry) {
       if (expiryS * 1000 >= now) continue;
       // A key recorded again later has a later expiry filed elsewhere: keep it.
@@ -73,7 +75,10 @@ export class ReplayCache {
     const period = Math.floor(now / 1000 / STALE_AFTER_S);
     if (period > this.clearedBefore) {
       this.clearedBefore = period;
-      void this.gens[(period - 1) % GENERATIONS].clearAsync();
+      // A failed clear loses nothing: the generation's entries are expired, and the next period tries the next one.
+      const gen = (period - 1) % GENERATIONS;
+      this.gens[gen].clearAsync().catch((err: unknown) =>
+        log.warn('replay cache: expired generation not cleared', { generation: gen, error: String((err as Error)?.message ?? err) }));
     }
   }
 

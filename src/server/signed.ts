@@ -36,8 +36,8 @@ export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Excha
     before?.(ex);
     bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex, limit);
   } catch (err) {
-    // Cluster mode: an app created on another node may not have reached this one's watch yet.
-    if (deps.apps.clustered && (err as { code?: string }).code === 'unknown_app') return late(ex, deps, before, handler, read);
+    // An app created on another node may not have reached this one's watch yet (never embedded).
+    if ((err as { code?: string }).code === 'unknown_app' && deps.apps.mayExistElsewhere(headers.appKey)) return late(ex, deps, before, handler, read, limit);
     // Refused before the body was read: answered now, the rest of the body discarded.
     ex.fail(err);
     return;
@@ -45,11 +45,22 @@ export function handleSigned(ex: Exchange, deps: SignedDeps, before: ((ex: Excha
   run(ex, deps, handler, read, app, bodyPromise);
 }
 
-/** The app is unknown here: the body is read (its reader must be attached now) while the cluster is asked. */
-function late(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler, read: boolean): void {
-  let bodyPromise: Promise<RawBody>;
+/**
+ * The app is unknown here: the body is read (its reader must be attached now, under the route's
+ * cap) while the cluster is asked. `before` (the media type) runs first, so a body it refuses is
+ * never read; its refusal is answered only once the app is known, so an unknown app is told 401
+ * as on a node that has no such app, whatever else is wrong with the request.
+ */
+function late(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) | null, handler: SignedHandler, read: boolean, limit: number): void {
+  let refused: unknown;
+  let bodyPromise: Promise<RawBody> = Promise.resolve(emptyBody());
   try {
-    bodyPromise = read ? Promise.resolve(emptyBody()) : readBody(ex);
+    before?.(ex);
+  } catch (err) {
+    refused = err ?? new Error('refused');
+  }
+  try {
+    if (!read && refused === undefined) bodyPromise = readBody(ex, limit);
   } catch (err) {
     ex.fail(err);
     return;
@@ -57,7 +68,7 @@ function late(ex: Exchange, deps: SignedDeps, before: ((ex: Exchange) => void) |
   bodyPromise.catch(() => undefined);
   deps.apps.fetch(ex.header('x-app-key')).then(() => {
     const app = checkHeaders({ appKey: ex.header('x-app-key'), timestamp: ex.header('x-timestamp'), signature: ex.header('x-signature') }, deps.apps);
-    before?.(ex);
+    if (refused !== undefined) throw refused;
     run(ex, deps, handler, read, app, bodyPromise);
   }).catch((err) => ex.fail(err));
 }

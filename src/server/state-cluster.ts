@@ -1,41 +1,62 @@
 /**
  * The cluster engine (server/state.ts, contract §8, DWELL_STATE=nats://…): this node's connection
- * to the cluster's state and every kind on it: the app registry that follows every node's
- * changes, the shared replay claims, geofences (expired ones purged once per cluster, by the
- * lease holder), the beacon registry, the trigger queue's streams, recent detections, users and
- * learned values for feedback and privacy.
+ * to the cluster's state, its kit (state/nats/kit.ts), and the HTTP thread's parts the kit does
+ * not hold yet, opened on that connection: the apps with their copy for the delivery worker,
+ * geofences (external ids claimed in their own bucket; expired ones purged once per cluster, by
+ * the lease holder), the beacon registry, the trigger queue's streams, recent detections, place
+ * triggers. Privacy and feedback are built on the kit (node-state.ts), as the embedded engine's are.
  */
 import type { Config } from '../config.js';
 import { log } from '../log.js';
-import { AppRegistry } from '../apps/registry.js';
-import { openNatsState } from '../state/nats/kit.js';
+import type { AppVault } from '../apps/vault.js';
+import { clusterApps } from '../apps/registry.js';
+import { openNatsState, type NatsKit } from '../state/nats/kit.js';
 import { purgeExpiredFences } from '../state/nats/fences.js';
 import { NatsOutbox } from '../state/nats/outbox.js';
 import { bucket } from '../state/nats/kv.js';
 import { natsSealedStore } from '../state/nats/apps.js';
 import { clusterGeofences } from '../geofences/cluster-store.js';
+import { natsFenceXids } from '../state/nats/fence-xids.js';
+import { clock } from '../time/clock.js';
 import { ClusterBeaconStore } from '../beacons/cluster-store.js';
 import { natsRecent } from '../recent/nats.js';
-import { clusterPrivacy } from '../privacy/engine.js';
-import { clusterStepper } from '../feedback/record-step.js';
-import { clusterReplays } from './replays.js';
-import { recentLimits, type NodeState, type StateDeps } from './node-state.js';
+import { natsPlaceTriggers, PLACE_TRIGGERS_BUCKET } from '../place-triggers/nats-store.js';
+import { recentLimits, type Engine, type EngineParts, type StateDeps } from './node-state.js';
+import { closeAll } from './close-all.js';
+import type { AppsState } from '../state/types.js';
+import { followedVenues } from '../venues/venue-source.js';
 
 const SWEEP_MS = 1_000;
 
-export async function openClusterState(config: Config, servers: readonly string[], deps: StateDeps): Promise<NodeState> {
+export async function openClusterEngine(servers: readonly string[]): Promise<Engine & { kit: NatsKit }> {
   const kit = await openNatsState(servers);
-  let apps: AppRegistry;
+  return { kit, parts: (config, deps) => clusterParts(kit, servers, config, deps) };
+}
+
+async function clusterParts(kit: NatsKit, servers: readonly string[], config: Config, deps: StateDeps): Promise<EngineParts> {
+  let apps: AppsState | undefined;
+  let outbox: NatsOutbox | undefined;
+  let recent: Awaited<ReturnType<typeof natsRecent>> | undefined;
+  let opened: {
+    apps: AppsState; vault: AppVault; outbox: NatsOutbox; recent: Awaited<ReturnType<typeof natsRecent>>;
+    xids: ReturnType<typeof natsFenceXids>; placeTriggers: ReturnType<typeof natsPlaceTriggers>;
+  };
   try {
     const sealed = natsSealedStore(await bucket(kit.ns, 'dwell-apps'));
-    apps = await AppRegistry.shared(config.dataDir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate, keyring: deps.keyring }, kit.apps, sealed);
+    const cluster = await clusterApps(config.dataDir, deps.keyring, kit.apps, sealed);
+    apps = cluster.apps;
+    outbox = await NatsOutbox.open(servers, { consume: false, name: 'dwell-http' });
+    recent = await natsRecent(kit.ns, recentLimits(config));
+    const xids = natsFenceXids(await bucket(kit.ns, 'dwell-fence-xids'), kit.fences, clock.now);
+    opened = { apps, vault: cluster.vault, outbox, recent, xids, placeTriggers: natsPlaceTriggers(await bucket(kit.ns, PLACE_TRIGGERS_BUCKET)) };
   } catch (err) {
-    await kit.close(); // a refused key ends the process: nothing of the cluster may hold it open
+    // The kit is closed by the caller (node-state.ts); what was opened here is closed here.
+    await closeAll('cluster state (not opened)', [['recent detections', () => recent?.close()], ['outbox', () => outbox?.close()],
+      ['apps', () => apps?.close()]]).catch(() => undefined);
     throw err;
   }
-  const outbox = await NatsOutbox.open(servers, { consume: false, name: 'dwell-http' });
-  const recent = await natsRecent(kit.ns, recentLimits(config));
   const beacons = new ClusterBeaconStore(kit.beacons);
+  const fences = clusterGeofences(kit.fences, opened.xids);
   // Geofence expiry, once per cluster: the lease holder purges, the others only renew their claim.
   let sweeping = false;
   const timer = setInterval(async () => {
@@ -55,19 +76,12 @@ export async function openClusterState(config: Config, servers: readonly string[
   timer.unref();
   log.info('cluster state open', { servers: servers.length, replicas: kit.ns.replicas });
   return {
-    apps, outbox, recent, beacons,
-    replays: clusterReplays(kit.replay),
-    fences: clusterGeofences(kit.fences),
-    privacy: clusterPrivacy({ users: kit.users, learned: kit.learned, fences: kit.fences, lease: kit.lease }),
-    feedback: clusterStepper({ users: kit.users, learned: kit.learned }),
-    health: kit.health,
-    async close() {
-      clearInterval(timer);
-      await recent.close();
-      await beacons.close();
-      await outbox.close();
-      await apps.close();
-      await kit.close();
-    },
+    apps: opened.apps, vault: opened.vault, outbox: opened.outbox, recent: opened.recent, beacons, fences,
+    placeTriggers: opened.placeTriggers,
+    openVenues: () => followedVenues(servers, config.dataDir, config.storePollMs),
+    close: () => closeAll('cluster state', [
+      ['geofence sweep', () => clearInterval(timer)], ['geofences', () => fences.close()], ['recent detections', () => opened.recent.close()],
+      ['beacons', () => beacons.close()], ['outbox', () => opened.outbox.close()],
+    ]),
   };
 }

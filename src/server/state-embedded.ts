@@ -1,42 +1,45 @@
 /**
- * The embedded engine (server/state.ts): one process owns the data directory, every kind in LMDB
- * under it: apps.mdb (AppRegistry), users (history, learned values), geofences.mdb (fences and
- * presence, with their expiry sweep), beacons, the outbox, the replay cache, recent detections.
+ * The embedded engine (server/state.ts): one process owns the data directory. Its state kit
+ * (kit-lmdb.ts) holds apps, users, learned values, geofences, replay claims and the lease; the
+ * HTTP thread's parts the kit does not hold yet are opened here on the same directory: the outbox,
+ * beacons, recent detections and place triggers. Privacy and feedback are built on the kit
+ * (node-state.ts), as the cluster's are.
  */
 import type { Config } from '../config.js';
-import { AppRegistry } from '../apps/registry.js';
+import { AppVault, fixedKey } from '../apps/vault.js';
 import { Outbox } from '../delivery/outbox.js';
-import { openGeofenceService } from '../geofences/service.js';
 import { LmdbBeaconStore } from '../beacons/lmdb-store.js';
 import { openRecent } from '../recent/lmdb.js';
-import { embeddedPrivacy } from '../privacy/engine.js';
-import { embeddedStepper } from '../feedback/record-step.js';
+import { lmdbPlaceTriggers, openPlaceTriggerEnv } from '../place-triggers/lmdb-store.js';
 import { backupMetrics } from '../ops/last-backup.js';
-import { ReplayCache } from './replay-cache.js';
-import { recentLimits, type NodeState, type StateDeps } from './node-state.js';
+import type { Keyring } from '../secrets/keyring.js';
+import type { Versions } from '../learned/cache.js';
+import { localVenues } from '../venues/venue-source.js';
+import { openLmdbState, type LmdbKit } from './kit-lmdb.js';
+import { recentLimits, type Engine, type EngineParts, type StateDeps } from './node-state.js';
+import { closeAll } from './close-all.js';
 
-export async function openEmbeddedState(config: Config, deps: StateDeps): Promise<NodeState> {
-  const dir = config.dataDir;
-  const apps = await AppRegistry.embedded(dir, { secretGraceS: config.secretGraceS, allowPrivate: config.postbackAllowPrivate, keyring: deps.keyring });
+export async function openEmbeddedEngine(dataDir: string, keyring?: Keyring, versions?: Versions): Promise<Engine & { kit: LmdbKit }> {
+  const kit = await openLmdbState(dataDir, keyring, versions);
+  return { kit, parts: (config, deps) => embeddedParts(kit, config, deps) };
+}
+
+async function embeddedParts(kit: LmdbKit, config: Config, deps: StateDeps): Promise<EngineParts> {
+  const dir = kit.dataDir;
   const outbox = new Outbox(dir);
-  const replays = new ReplayCache(dir);
-  const geofences = openGeofenceService(dir);
   const beacons = new LmdbBeaconStore(dir);
   const recent = openRecent(dir, recentLimits(config));
-  const feedback = embeddedStepper(dir, deps.versions);
+  const placeTriggers = lmdbPlaceTriggers(openPlaceTriggerEnv(dir));
   backupMetrics(deps.metrics, dir); // `dwell backup` of this directory
   return {
-    apps, outbox, replays, fences: geofences.store, beacons, recent, feedback,
-    privacy: embeddedPrivacy(dir, geofences.store),
-    health: () => undefined,
-    async close() {
-      await replays.close();
-      feedback.close();
-      await recent.close();
-      await geofences.close();
-      await beacons.close();
-      await outbox.close();
-      await apps.close();
-    },
+    apps: kit.apps,
+    vault: new AppVault(deps.keyring, fixedKey(kit.sealWith)),
+    outbox, beacons, recent, placeTriggers,
+    fences: kit.geofences.store,
+    openVenues: async () => localVenues(config.venues),
+    close: () => closeAll('embedded state', [
+      ['recent detections', () => recent.close()], ['place triggers', () => placeTriggers.close()],
+      ['beacons', () => beacons.close()], ['outbox', () => outbox.close()],
+    ]),
   };
 }

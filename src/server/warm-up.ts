@@ -13,6 +13,8 @@
 import { gzipSync } from 'node:zlib';
 import type { StoreHandle } from '../venues/store.js';
 import type { DetectTask } from '../pipeline/task.js';
+import type { TaskApp } from '../schemas/app.js';
+import { clock } from '../time/clock.js';
 
 /** An app key no app can have (keys are issued by the registry): warm-up state is never an app's. */
 export const WARM_UP_APP = 'dwell:warm-up';
@@ -66,9 +68,9 @@ function request(k: number, a: { lat: number; lon: number }, b: { lat: number; l
  * `count` detection tasks for warming from the `from`-th: with Wi-Fi and users on `dir` (a
  * scratch directory), or anonymous without Wi-Fi (which write nothing) when `wifi` is false.
  */
-export function warmUpTasks(store: StoreHandle, places: ReadonlyArray<{ lat: number; lon: number }>, dir: string, from: number, count: number, wifi: boolean, now = Date.now()): DetectTask[] {
+export function warmUpTasks(store: StoreHandle, places: ReadonlyArray<{ lat: number; lon: number }>, dir: string, from: number, count: number, wifi: boolean, now = clock.now()): DetectTask[] {
   if (places.length === 0) return [];
-  const app = { app_key: WARM_UP_APP, confirm_dwell_s: 300 };
+  const app: TaskApp = { app_key: WARM_UP_APP, confirm_dwell_s: 300, integrity: 'flag', region_events: false };
   return Array.from({ length: count }, (_, i) => {
     const k = from + i;
     const a = places[k % places.length], b = places[(k * 7 + 3) % places.length];

@@ -1,9 +1,10 @@
 /**
- * The state Dwell keeps at run time, by kind, with what each operation promises, as the cluster
- * engine implements it (NATS JetStream KV, any number of nodes: state/nats/). The embedded engine
- * (LMDB under DWELL_DATA_DIR, one process) keeps these promises in its feature classes, opened by
- * server/state-embedded.ts; test/state/ checks both (contract.ts, embedded.test.ts). Everything
- * here is async because the cluster's answers are.
+ * The state Dwell keeps at run time, by kind, with what each operation promises. Two engines
+ * implement it in production: the cluster (NATS JetStream KV, any number of nodes: state/nats/)
+ * and the embedded one (LMDB under DWELL_DATA_DIR, one process: server/kit-lmdb.ts over the
+ * feature classes, which state/ may not import). server/state-kit.ts is the one place that
+ * chooses; test/state/ runs contract.ts on both kits. Everything here is async because the
+ * cluster's answers are.
  *
  * Failure: an operation the cluster cannot answer in time rejects with DwellError `unavailable`
  * (503 with Retry-After), never hangs; nothing is half-written by a rejected write.
@@ -11,6 +12,8 @@
 import type { AppRecord } from '../schemas/app.js';
 import type { StoredGeofence } from '../schemas/geofence.js';
 import type { UserRecord } from '../users/records.js';
+import type { Metrics } from '../http/metrics.js';
+import type { TriggerQueue } from './outbox-types.js';
 
 /** One change seen by a watch: the record as it now is, or undefined once deleted. */
 export type Change<T> = (key: string, value: T | undefined) => void;
@@ -32,6 +35,13 @@ export interface AppsState {
   remove(appKey: string): Promise<boolean>;
   /** Calls `fn` with every app, then with every change made by any node, within a second. */
   watch(fn: Change<AppRecord>): Watching;
+  /**
+   * True when every app there is was written through this process (one process owns the
+   * embedded data directory): a key this node does not hold exists nowhere, so it is never asked
+   * for. False (the cluster): an app created on another node a moment ago may not have reached
+   * this node's watch yet, and `get` asks.
+   */
+  readonly complete: boolean;
   close(): Promise<void>;
 }
 
@@ -97,6 +107,14 @@ export interface ReplayState {
    * claimed it before and the claim has not run out.
    */
   claim(key: string, untilS: number): Promise<boolean>;
+  /**
+   * True when this node already knows `key` claimed and not run out: a refusal without a round
+   * trip, before the request spends its rate limit. False decides nothing; the claim does.
+   */
+  known(key: string): boolean;
+  /** Claims this node remembers (the metrics' gauge; 0 when it remembers none). */
+  readonly size: number;
+  close(): Promise<void>;
 }
 
 /** A lease for work that runs once per cluster (expiry sweeps, retention). */
@@ -105,7 +123,30 @@ export interface LeaseState {
   hold(name: string): Promise<boolean>;
 }
 
-/** Everything, as opened by the shell from config.state. */
+/** How long users and dead triggers are kept (contract §7) and how often retention looks, ms. */
+export interface RetentionPlan { userRetentionMs: number; deadRetentionMs: number; intervalMs: number; slotMs: number }
+
+/** What retention removed, by kind (the `kind` label of dwell_retention_removed_total). */
+export interface RetentionCounts { users: number; geofence_presence: number; dead_triggers: number }
+
+/** What a retention run is started with: the plan, the trigger queue whose dead it purges, and the server around it. */
+export interface RetentionContext {
+  retention: RetentionPlan; outbox: TriggerQueue; metrics: Metrics;
+  /** True while a request is in flight: retention keeps to the moments between. */
+  busy?: () => boolean;
+  logLevel?: 'debug' | 'info' | 'warn' | 'error';
+}
+
+/** A running retention: what it removed so far, the request bracket it paces by, and its stop. */
+export interface RetentionRun {
+  removed(): RetentionCounts;
+  /** Around every request (the HTTP thread). */
+  enter(): void;
+  leave(): void;
+  close(): Promise<void>;
+}
+
+/** Everything, as opened by the shell from config.state (server/state-kit.ts). */
 export interface StateKit {
   kind: 'lmdb' | 'nats';
   apps: AppsState;
@@ -114,7 +155,13 @@ export interface StateKit {
   fences: FencesState;
   replay: ReplayState;
   lease: LeaseState;
-  /** 'up' while the state engine answers (readiness), else 'down'. */
-  health(): 'up' | 'down';
+  /** 'up' while the state engine answers (readiness), else 'down'; undefined where the state is the process's own (embedded) and cannot be out of reach. */
+  health(): 'up' | 'down' | undefined;
+  /**
+   * Retention run the kit's own way, where it has a cheaper one than privacy's default (the lease
+   * holder's `users.sweep`, which reads every user: privacy/retention-lease.ts). The embedded kit
+   * sweeps its time index on a thread of its own (privacy/retention-thread.ts).
+   */
+  retention?(ctx: RetentionContext): RetentionRun;
   close(): Promise<void>;
 }

@@ -37,10 +37,12 @@ export class MovableClock implements Clock {
   private readonly listeners = new Set<() => void>();
   private waiting = false;
 
-  constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(BYTES)) {
+  /** `startMs`: where the new clock's time starts (the past included); only the buffer's creator sets it. */
+  constructor(readonly buffer: SharedArrayBuffer = new SharedArrayBuffer(BYTES), startMs?: number) {
     if (buffer.byteLength < BYTES) throw new Error(`a movable clock needs a ${BYTES}-byte SharedArrayBuffer, got ${buffer.byteLength} bytes`);
     this.offset = new Float64Array(buffer, 0, 1);
     this.generation = new Int32Array(buffer, 8, 1);
+    if (startMs !== undefined) this.offset[0] = startMs - Date.now();
   }
 
   now(): number {

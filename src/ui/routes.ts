@@ -1,7 +1,8 @@
 /**
  * The explorer (issue 19): its page under /ui, served to anyone (it holds no data), and the
  * admin calls it makes with the operator's token: apps, their recent detections, an explanation
- * of a detect body, their geofences, and a venue search. Explanations run in a detection worker
+ * of a detect body (with what its integrity flags rest on), their geofences and place triggers,
+ * and a venue search. Explanations run in a detection worker
  * (pipeline/explain.ts) on the same venue store and user state as /v1/detect, storing nothing.
  */
 import type { StateTarget } from '../config.js';
@@ -10,16 +11,20 @@ import { readBody, MAX_SENT_BYTES } from '../http/body.js';
 import { checkMediaType, isGzip } from '../http/json-body.js';
 import type { Exchange, Reply } from '../http/reply.js';
 import type { AppRegistry } from '../apps/registry.js';
-import { publicApp, type AppRecord } from '../schemas/app.js';
+import { publicApp, taskApp, type AppRecord } from '../schemas/app.js';
 import type { GeofenceApi } from '../geofences/routes.js';
+import { publicTrigger, type PlaceTriggerApi } from '../place-triggers/records.js';
 import { openStore, type StoreHandle } from '../venues/store.js';
 import type { RecentDetections } from '../recent/types.js';
 import type { ExplainResult, ExplainTask } from '../pipeline/explain.js';
 import { serveStatic } from './static.js';
 import { parseVenueQuery, searchVenues } from './venue-search.js';
+import { clock } from '../time/clock.js';
 
 export interface ExplorerDeps {
   apps: AppRegistry; recent: RecentDetections; geofences: GeofenceApi;
+  /** The app's place triggers (contract §11), listed read-only beside its detections. */
+  placeTriggers: Pick<PlaceTriggerApi, 'all'>;
   /** Runs an explanation in a detection worker (server/pool.ts), handed in so the explorer does not import the server. */
   explain: (task: ExplainTask) => Promise<ExplainResult>;
   /** Throws unless the request carries the admin token (server/admin.ts checkBearer). */
@@ -84,8 +89,8 @@ export function explorerRoutes(deps: ExplorerDeps): Array<[string, string, Handl
     ['POST', '/admin/apps/:key/explain', admin(deps, async (ex, p, body) => {
       const app = appOf(deps.apps, p.key);
       const out = await deps.explain({
-        body: body!, gzip: isGzip(ex), app: { app_key: app.app_key, confirm_dwell_s: app.confirm_dwell_s },
-        store: storeOf(deps), dataDir: deps.dataDir, state: deps.state, now: Date.now(),
+        body: body!, gzip: isGzip(ex), app: taskApp(app),
+        store: storeOf(deps), dataDir: deps.dataDir, state: deps.state, now: clock.now(),
       });
       if (!out.ok) throw DwellError.fromJSON(out.error);
       return { status: 200, body: { app_key: app.app_key, ...out.explanation } };
@@ -96,6 +101,11 @@ export function explorerRoutes(deps: ExplorerDeps): Array<[string, string, Handl
       // The signed routes' store: the cluster's fences in cluster mode, as on every node.
       const { items, next } = await deps.geofences.list(p.key, { after, limit: limitOf(ex.query, 10_000, 1000) });
       return { status: 200, body: { geofences: items, next_cursor: next } };
+    })],
+    ['GET', '/admin/apps/:key/place-triggers', admin(deps, async (_ex, p) => {
+      appOf(deps.apps, p.key);
+      // At most 100 an app (contract §11): one page, no cursor.
+      return { status: 200, body: { place_triggers: (await deps.placeTriggers.all(p.key)).map(publicTrigger), next_cursor: null } };
     })],
     ['GET', '/admin/venues', admin(deps, (ex) => {
       const h = storeOf(deps);

@@ -6,6 +6,7 @@
  */
 import type { UserRecord } from './records.js';
 import type { AnsweredVisit } from './stored.js';
+import { integrityOf } from '../integrity/flags.js';
 
 export type { AnsweredVisit, FeedbackType, GivenFeedback } from './stored.js';
 
@@ -88,6 +89,7 @@ export function answeredOut(rec: UserRecord): Array<Record<string, unknown>> {
     answered_place_id: a.r || null, history_place_id: a.v || null,
     joined_networks: a.w ?? [], beacons_heard: pairs(a.b).map(([key, x]) => ({ beacon: key, rssi_above_tx_power: x })),
     feedback: a.f ? { type: a.f.k, ...(a.f.v ? { venue_id: a.f.v } : {}), given_at: iso(a.f.at) } : null,
+    integrity: integrityOf(a.g ?? 0),
   }));
 }
 

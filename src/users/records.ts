@@ -3,6 +3,8 @@
  * Updates are plain functions so the store can run them inside one LMDB write transaction.
  */
 import type { AnsweredVisit, StreamState } from './stored.js';
+import { NO_USER_PRESENCE, type UserPresence } from './presence.js';
+import type { KeptPlace } from './places.js';
 
 export interface HistoryEntry {
   /** Start of the first visit, ms. */ f: number;
@@ -23,10 +25,16 @@ export interface UserRecord {
   s?: StreamState;
   /** End of the time slot of the latest write, ms: its key in the retention index (privacy/touch.ts). */
   d?: number;
-  /** Cluster mode: geofence presence (fence ids inside, ms of the last change), kept in the record so one write per request covers both. */
+  /** Presence by trigger kind (users/presence.ts), kept in the record so one write per request covers both. */
+  p?: UserPresence;
+  /** Before `p`: the cluster engine's geofence presence; read as `p.fences`, dropped at the next presence write. */
   g?: { inside: string[]; last: number };
   /** Visits answered with venues, newest last, bounded, with any feedback on them (users/answered.ts, contract §10). */
   a?: AnsweredVisit[];
+  /** Places the user spends nights or working days at, learned from their stays (users/places.ts, contract §2 user_place). */
+  up?: KeptPlace[];
+  /** The latest position by signal time: lat, lon, accuracy (m), time (ms), for the next request's `jumped` (integrity/check.ts). */
+  j?: number[];
 }
 
 const MAX_PLACES = 256;
@@ -46,9 +54,20 @@ export const historyOf = (rec: UserRecord): Record<string, HistoryEntry> => rec.
 export const stayCentresOf = (rec: UserRecord | undefined): readonly number[] | undefined => rec?.v;
 /** Per stay centre, its two best venues as ranked then: id, probability, id, probability. */
 export const stayLabelsOf = (rec: UserRecord | undefined): ReadonlyArray<string | number> | undefined => rec?.t;
+/** The places the user spends nights or working days at (users/places.ts). */
+export const keptPlacesOf = (rec: UserRecord | undefined): KeptPlace[] | undefined => rec?.up;
 /** Where the user's signal stream stood after the last request. */
 export const streamOf = (rec: UserRecord): StreamState | undefined => rec.s;
 export const setStream = (rec: UserRecord, state: StreamState): void => { rec.s = state; };
+
+/** The user's presence, by kind (records written before `p` hold fences only, in `g`). */
+export const presenceOf = (rec: UserRecord | undefined): UserPresence =>
+  rec?.p ?? (rec?.g ? { fences: rec.g } : NO_USER_PRESENCE);
+export const setPresence = (rec: UserRecord, p: UserPresence): UserRecord => {
+  rec.p = p;
+  delete rec.g;
+  return rec;
+};
 
 export interface VisitTimes { first: number; last: number }
 
@@ -105,8 +124,8 @@ export function countVisit(rec: UserRecord, visitId: string, venues: ReadonlyArr
 
 /** Remembers where a confirmed stay was (its centre, not its ranked venue), once per visit id. */
 export function addStay(rec: UserRecord, visitId: string, lat: number, lon: number, sigma: number, startMs: number,
-  ranked: ReadonlyArray<{ venue: { id: string }; probability: number }> = []): void {
-  if (rec.r.includes(visitId)) return;
+  ranked: ReadonlyArray<{ venue: { id: string }; probability: number }> = []): boolean {
+  if (rec.r.includes(visitId)) return false;
   rec.r.push(visitId);
   if (rec.r.length > MAX_COUNTED) rec.r.splice(0, rec.r.length - MAX_COUNTED);
   const v = (rec.v ??= []);
@@ -117,6 +136,7 @@ export function addStay(rec: UserRecord, visitId: string, lat: number, lon: numb
   while (t.length < (v.length / 4 - 1) * LABELS) t.push('', 0);
   for (let k = 0; k < LABELS / 2; k++) { const r = ranked[k]; t.push(r ? r.venue.id : '', r ? Math.round(r.probability * 1000) / 1000 : 0); }
   if (t.length > MAX_STAYS * LABELS) t.splice(0, t.length - MAX_STAYS * LABELS);
+  return true;
 }
 
 function evict(rec: UserRecord): void {

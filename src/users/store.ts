@@ -17,7 +17,7 @@ import { toucher } from './touch.js';
 
 export interface UserUpdate<T> { record: UserRecord; result: T; learn?: { app: string; aps: ApObservation[] } }
 
-export interface UserStore extends Pick<LearnedTables, 'apPlaces' | 'pooledAps' | 'learnedBeacons' | 'mergePriors' | 'mergeSparse'> {
+export interface UserStore extends Pick<LearnedTables, 'apPlaces' | 'establishedNetworks' | 'pooledAps' | 'learnedBeacons' | 'mergePriors' | 'mergeSparse'> {
   /** A snapshot of the app's user's record, for reading only. */
   read(app: string, user: string): UserRecord | undefined;
   /** Atomic read-modify-write of one user's record in one app (and of any access points it learns). */
@@ -47,7 +47,21 @@ export interface UserCommits extends UserStore {
   modify<T>(app: string, user: string, step: (rec: UserRecord | undefined) => Committed<T>): T;
   /** Commits what a run without a user taught. */
   teach(app: string, aps: readonly ApObservation[]): void;
+  /** `modify`'s read and run, its write left for `commitAll` (a batch's one transaction). */
+  prepare<T>(app: string, user: string, step: (rec: UserRecord | undefined) => Committed<T>): Prepared<T>;
+  /** `teach` left for `commitAll`. */
+  prepareTeach(app: string, aps: readonly ApObservation[]): Prepared<void>;
+  /**
+   * Applies the prepared writes in ONE write transaction, in order (a later one of the same user
+   * finds the record changed and runs again on it). One whose `apply` throws answers its own
+   * error and writes nothing of its own (a step throws before its writes); the others commit.
+   */
+  commitAll(prepared: ReadonlyArray<Prepared<unknown>>): Array<Applied<unknown>>;
 }
+
+/** A run done outside any transaction; `apply` stores it (inside one: `commitAll`). */
+export interface Prepared<T> { readonly writes: boolean; apply(): T }
+export type Applied<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export interface UserStoreOptions {
   /** Skip fsync at commit (benchmarks, tests): a crash may lose the latest updates. */
@@ -73,6 +87,30 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
   // lmdb-js's own msgpack decoder (its types omit it): the record decoded from the bytes kept for the check.
   const decoder = (db as unknown as { decoder: { decode(bytes: Uint8Array): unknown } }).decoder;
 
+  function prepare<T>(app: string, user: string, step: (rec: UserRecord | undefined) => Committed<T>): Prepared<T> {
+    const key = userKey(app, user);
+    // The bytes as read (a copy): the commit compares them with what is stored then.
+    const bytes = db.getBinary(key);
+    const first = step(bytes && (decoder.decode(bytes) as UserRecord));
+    if (first.record === undefined && first.aps.length === 0) return { writes: false, apply: () => first.result };
+    // Inside the write transaction (teaching): stored unless another commit changed the record meanwhile.
+    return {
+      writes: true,
+      apply() {
+        // getBinary, not getBinaryFast: the fast one answers lmdb-js's whole reusable buffer.
+        const now = db.getBinary(key);
+        const same = now === undefined ? bytes === undefined : bytes !== undefined && Buffer.compare(now, bytes) === 0;
+        const out = same ? first : step(db.get(key) as UserRecord | undefined);
+        if (out.record) {
+          touch(app, user, out.record);
+          db.putSync(key, out.record);
+        }
+        if (out.aps.length) learn(app, out.aps as ApObservation[]);
+        return out.result;
+      },
+    };
+  }
+
   return {
     read: (app, user) => db.get(userKey(app, user)) as UserRecord | undefined,
     update<T>(app: string, user: string, fn: (record: UserRecord) => UserUpdate<T>): T {
@@ -89,23 +127,25 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
       });
     },
     modify<T>(app: string, user: string, step: (rec: UserRecord | undefined) => Committed<T>): T {
-      const key = userKey(app, user);
-      // The bytes as read (a copy): the commit compares them with what is stored then.
-      const bytes = db.getBinary(key);
-      const first = step(bytes && (decoder.decode(bytes) as UserRecord));
-      if (first.record === undefined && first.aps.length === 0) return first.result;
-      return teaching(() => {
-        // getBinary, not getBinaryFast: the fast one answers lmdb-js's whole reusable buffer.
-        const now = db.getBinary(key);
-        const same = now === undefined ? bytes === undefined : bytes !== undefined && Buffer.compare(now, bytes) === 0;
-        const out = same ? first : step(db.get(key) as UserRecord | undefined);
-        if (out.record) {
-          touch(app, user, out.record);
-          db.putSync(key, out.record);
+      const p = prepare(app, user, step);
+      return p.writes ? teaching(p.apply) : p.apply();
+    },
+    prepare: (app, user, step) => prepare(app, user, step),
+    prepareTeach: (app, aps) => ({ writes: aps.length > 0, apply: () => { if (aps.length) learn(app, aps as ApObservation[]); } }),
+    commitAll(prepared) {
+      const out: Array<Applied<unknown>> = new Array(prepared.length);
+      const each = () => {
+        for (let i = 0; i < prepared.length; i++) {
+          try {
+            out[i] = { ok: true, value: prepared[i].apply() };
+          } catch (error) {
+            out[i] = { ok: false, error };
+          }
         }
-        if (out.aps.length) learn(app, out.aps as ApObservation[]);
-        return out.result;
-      });
+      };
+      if (prepared.some((p) => p.writes)) teaching(each);
+      else each();
+      return out;
     },
     teach: (app, aps) => { if (aps.length) teaching(() => learn(app, aps as ApObservation[])); },
     learn: (app, aps) => { if (aps.length) teaching(() => learn(app, aps)); },
@@ -113,6 +153,7 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
     mergePriors: learned.mergePriors,
     mergeSparse: learned.mergeSparse,
     apPlaces: learned.apPlaces,
+    establishedNetworks: learned.establishedNetworks,
     pooledAps: learned.pooledAps,
     learnedBeacons: learned.learnedBeacons,
     close: () => { void root.close(); },

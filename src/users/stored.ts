@@ -21,6 +21,7 @@ export interface Cluster {
   /** Stored fixes (bounded): time, lat, lon, accuracy. */ ft: number[]; fla: number[]; flo: number[]; fa: number[];
   /** Networks heard during the stay (bounded). */ w: WifiHeard[];
   /** Beacons heard during the stay (bounded; detect/evidence/beacons.ts), absent when none ranged. */ b?: BeaconsHeard;
+  /** Integrity evidence of its signals so far (integrity/flags.ts bits), absent when none. */ x?: number;
 }
 
 /** Where a user's signal stream stands between requests (detect/stream.ts). */
@@ -50,4 +51,5 @@ export interface AnsweredVisit {
   /** 1 when no fix of its own placed the stay (networks alone). */ x?: 1;
   /** The latest feedback on it. */ f?: GivenFeedback;
   /** 1 once its feedback taught the app's tables: a visit teaches them once. */ t?: 1;
+  /** Integrity flags (integrity/flags.ts) once a later report of it did not pass: out of the history, no feedback. */ g?: number;
 }

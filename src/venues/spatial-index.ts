@@ -94,3 +94,14 @@ export function nearIds(index: Flatbush, lat: number, lon: number, radiusM: numb
   const scale = metresPerIndexUnit(lat);
   return index.neighbors(lon, mercY(lat), max, (radiusM * 1.001 + 2) / scale);
 }
+
+/**
+ * Record indexes in the index's box around a circle of radiusM (widened as nearIds' bound), in no
+ * order: a box search walks the tree without the priority queue `neighbors` keeps, for callers
+ * that measure each venue themselves.
+ */
+export function boxIds(index: Flatbush, lat: number, lon: number, radiusM: number): number[] {
+  const d = (radiusM * 1.001 + 2) / metresPerIndexUnit(lat);
+  const y = mercY(lat);
+  return index.search(lon - d, y - d, lon + d, y + d);
+}

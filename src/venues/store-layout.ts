@@ -9,6 +9,7 @@ import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { open, readFile, readdir, rename, rm } from 'node:fs/promises';
 import { join } from 'node:path';
+import { clock } from '../time/clock.js';
 
 // 2: records encoded with shared msgpack structures. Bump on any change to what is on disk, so
 // stores of another format are refused and the bundled sample is rebuilt by `prepare`.
@@ -30,7 +31,7 @@ export interface StoreMeta {
 }
 
 export function newBuildId(): string {
-  return new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z') + '-' + randomBytes(3).toString('hex');
+  return new Date(clock.now()).toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z') + '-' + randomBytes(3).toString('hex');
 }
 
 /** The live version directory name, or undefined when the root has none yet. */

@@ -9,7 +9,7 @@ import { log } from '../log.js';
 import { cacheEntries } from '../cache-budget.js';
 import { haversineM } from '../geo/distance.js';
 import { openRecords, type Records } from './records.js';
-import { nearIds, openIndex } from './spatial-index.js';
+import { boxIds, nearIds, openIndex } from './spatial-index.js';
 import { INDEX, RECORDS, readCurrent, readMeta, resolveVersion } from './store-layout.js';
 import type { Venue } from './types.js';
 
@@ -28,6 +28,11 @@ export interface VenueStore {
   /** Venues within radiusM of a point, nearest first (exact metre distance), at most max. Records are frozen (cached per thread). */
   near(lat: number, lon: number, radiusM: number, max: number): Array<{ venue: Venue; distance: number }>;
   get(index: number): Venue | undefined;
+  /**
+   * Record indexes of at least every venue within radiusM of a point (a box around it, a little
+   * wider), in no order, no record read: for callers that skip most venues by index.
+   */
+  boxIndexes?(lat: number, lon: number, radiusM: number): number[];
   /** The record index of a venue id, for lookups by id. */
   indexOf(id: string): number | undefined;
   close(): void;
@@ -88,6 +93,10 @@ class OpenStore implements VenueStore {
     out.sort((a, b) => a.distance - b.distance);
     if (out.length > max) out.length = max;
     return out;
+  }
+
+  boxIndexes(lat: number, lon: number, radiusM: number): number[] {
+    return boxIds(this.index, lat, lon, radiusM);
   }
 
   get(index: number): Venue | undefined {

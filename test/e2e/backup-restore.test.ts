@@ -41,6 +41,8 @@ test('a backup taken under load, after a kill -9, restores to a node that answer
     const sync = await createApp(first.url);
     const fence = await signed(first.url, post, `/v2/apps/${post.app_key}/geofences/create`, { tag: 'casino', ttl: 0, location: { lat: CASINO.lat, long: CASINO.long, radius: 100 } });
     assert.equal(fence.status, 200, JSON.stringify(fence.body));
+    const trigger = await signed(first.url, post, `/v2/apps/${post.app_key}/place-triggers/create`, { brand: 'Starbucks' });
+    assert.equal(trigger.status, 200, JSON.stringify(trigger.body));
     const beacon = await signed(first.url, sync, `/v2/apps/${sync.app_key}/beacons/create`, { uuid: 'f7826da6-4fa2-4e98-8024-bc5b71e0893e', major: 1, minor: 7, location: { lat: CASINO.lat, long: CASINO.long } });
     assert.equal(beacon.status, 200, JSON.stringify(beacon.body));
 
@@ -65,7 +67,7 @@ test('a backup taken under load, after a kill -9, restores to a node that answer
     const backup = await dwell(['backup', '--out', out], { DWELL_DATA_DIR: first.dataDir });
     assert.equal(backup.code, 0, backup.stderr);
     const manifest = JSON.parse(backup.stdout);
-    assert.deepEqual(manifest.order, ['outbox', 'recent', 'geofences', 'users', 'beacons', 'replay', 'apps']);
+    assert.deepEqual(manifest.order, ['outbox', 'recent', 'geofences', 'users', 'beacons', 'place-triggers', 'replay', 'apps']);
     assert.equal(manifest.counts.apps, 2);
     assert.equal(manifest.counts.geofences, 1);
     assert.equal(manifest.counts.beacons, 1);
@@ -90,6 +92,7 @@ test('a backup taken under load, after a kill -9, restores to a node that answer
 
     // Every app signs with its secret; the geofence and the beacon read back.
     assert.equal((await signed(restored.url, post, `/v2/apps/${post.app_key}/geofences/${fence.body}`)).status, 200);
+    assert.equal((await signed(restored.url, post, `/v2/apps/${post.app_key}/place-triggers/${trigger.body}`)).status, 200);
     assert.equal((await signed(restored.url, sync, `/v2/apps/${sync.app_key}/beacons/${beacon.body}`)).status, 200);
 
     // Every trigger pending in the backup is delivered, each once, those of every request
@@ -146,7 +149,7 @@ test('restore refuses a directory in use, one not empty (unless --force), a dama
     assert.match(full.stderr, /is not empty \(.*\): restore into an empty one, or pass --force/);
     const forced = await dwell(['restore', out, '--data-dir', dir, '--force']);
     assert.equal(forced.code, 0, forced.stderr);
-    assert.deepEqual(readdirSync(dir).sort(), ['apps.mdb', 'beacons.mdb', 'format.json', 'geofences.mdb', 'outbox.mdb', 'recent', 'replay.mdb', 'users']);
+    assert.deepEqual(readdirSync(dir).sort(), ['apps.mdb', 'beacons.mdb', 'format.json', 'geofences.mdb', 'outbox.mdb', 'place-triggers.mdb', 'recent', 'replay.mdb', 'users']);
 
     // One byte of the users environment changed: refused before anything is written.
     const { readFileSync, writeFileSync } = await import('node:fs');

@@ -1,10 +1,11 @@
 /**
- * Every command line README.md shows, run as printed. The lines are read from the README at test
- * time: each ```sh block runs in one bash session of its own (exports and `&` jobs carry from line
- * to line, as for a reader typing them), and each concrete `dwell …` command of the Commands
- * table in a session of its own. Each line must exit 0; a line that starts a server (`npm start`,
- * `dwell serve`) must answer /healthz, and a line with a `# → …` comment must print what the
- * comment shows up to its first `…`.
+ * Every command line README.md and docs/*.md show, run as printed. The lines are read from the
+ * documents at test time: each ```sh block runs in one bash session of its own (exports and `&`
+ * jobs carry from line to line, as for a reader typing them), and each concrete `dwell …` command
+ * of the README's Commands table in a session of its own. (A block that needs what a test machine
+ * lacks, fixed ports or nginx, is fenced as ```bash and says it is not run here.) Each line must
+ * exit 0; a line that starts a server (`npm start`, `dwell serve`) must answer /healthz, and a
+ * line with a `# → …` comment must print what the comment shows up to its first `…`.
  *
  * What differs from a reader's terminal, and why:
  * - The session runs in a scratch copy of the checkout (a directory of symlinks to it, without
@@ -36,11 +37,13 @@ const README = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
 const NOT_RUN = new Set(['npm ci', 'npm test']);
 const SERVER = /\b(npm start|dwell serve)\b/;
 
-const blocks = shBlocks(README);
+const DOCS = readdirSync(path.join(ROOT, 'docs')).filter((f) => f.endsWith('.md')).sort().map((f) => `docs/${f}`);
+const blocks = [...shBlocks(README), ...DOCS.flatMap((doc) => shBlocks(readFileSync(path.join(ROOT, doc), 'utf8'), doc))];
 const table = commandsTable(README);
 
 test('the README shows commands to run', () => {
-  assert.ok(blocks.length > 0 && blocks.every((b) => b.commands.length > 0), 'no ```sh block with commands in README.md');
+  assert.ok(blocks.some((b) => b.where.startsWith('README.md')), 'no ```sh block in README.md');
+  assert.ok(blocks.every((b) => b.commands.length > 0), 'a ```sh block without commands');
   assert.ok(table.some((c) => c.startsWith('dwell ')), 'no `dwell …` command in the Commands table of README.md');
 });
 
@@ -61,7 +64,7 @@ async function runBlock(block: ReadmeBlock): Promise<void> {
       const line = runnable(command, port);
       if (!line) continue;
       const { code, stdout, stderr } = await shell.run(line);
-      assert.equal(code, 0, `${block.where}: \`${command}\` exited with ${code}\n${stdout}\n${stderr}`);
+      assert.equal(code, 0, `${block.where}: \`${command}\` exited with ${code} (every line of a \`\`\`sh block runs as printed: fence data or templates as text)\n${stdout}\n${stderr}`);
       if (SERVER.test(line)) {
         const healthz = `http://127.0.0.1:${port}/healthz`;
         await until(`\`${command}\` to answer ${healthz}`, async () => (await fetch(healthz).catch(() => undefined))?.ok)

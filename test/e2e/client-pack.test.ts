@@ -33,6 +33,7 @@ test('npm pack: the tarball holds the client, its declarations and the exports m
     assert.ok(files.has(f), `${f} is in the tarball`);
   }
   assert.ok(![...files].some((f) => f.startsWith('test/') || f.startsWith('dist/test/') || f.startsWith('src/')), 'no tests or sources shipped');
+  assert.ok(![...files].some((f) => /^dist\/(bench|src\/devkit|src\/research)\//.test(f)), 'no benchmarks, development kit or research tools shipped');
   const pkg = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8'));
   assert.deepEqual(pkg.exports['./client'], { types: './dist/src/client/index.d.ts', default: './dist/src/client/index.js' });
   assert.ok(existsSync(path.join(scratch, packed.filename)));
@@ -74,7 +75,7 @@ test('the installed client against a live server: detect, geofence CRUD, export 
   assert.equal(result.erased.user_records, 1, `erased ${JSON.stringify(result.erased)}`);
 });
 
-test('the README example runs as written', async () => {
+test('the docs/client.md example runs as written', async () => {
   const env = { ...process.env, DWELL_URL: server.url, DWELL_APP_KEY: server.app.app_key, DWELL_APP_SECRET: server.app.app_secret };
   const { stdout } = await run(process.execPath, [path.join(scratch, 'out/example.js')], { cwd: scratch, env });
   const lines = stdout.trim().split('\n');
@@ -83,9 +84,9 @@ test('the README example runs as written', async () => {
   assert.equal(lines[3], 'exported: 1');
   assert.match(lines[4], /^erased: \{"user_records":1,/);
   assert.equal(lines[5], 'gone: 404');
-  // The README shows this very program.
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const shown = /^## Client library\n[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(readme)?.[1];
-  assert.ok(shown !== undefined, 'README has a "Client library" section with a ts block');
-  assert.equal(shown, readFileSync(path.join(FIXTURES, 'example.ts'), 'utf8'), 'README "Client library" example = test/fixtures/client/example.ts');
+  // docs/client.md (linked from the README) shows this very program.
+  const doc = readFileSync(path.join(ROOT, 'docs/client.md'), 'utf8');
+  const shown = /^## Client library\n[\s\S]*?^```ts\n([\s\S]*?)^```/m.exec(doc)?.[1];
+  assert.ok(shown !== undefined, 'docs/client.md has a "Client library" section with a ts block');
+  assert.equal(shown, readFileSync(path.join(FIXTURES, 'example.ts'), 'utf8'), 'docs/client.md "Client library" example = test/fixtures/client/example.ts');
 });

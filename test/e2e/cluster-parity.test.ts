@@ -13,7 +13,7 @@ import type { AddressInfo } from 'node:net';
 import { startNatsCluster, type NatsCluster } from '../helpers/nats-server.js';
 import { publishSample } from '../helpers/cluster.js';
 import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
-import { createApp, signed, type TestApp } from '../helpers/client.js';
+import { createApp, earlierEachTime, signed, type TestApp } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
 
@@ -37,10 +37,9 @@ after(async () => {
   await nats?.stop();
 });
 
-let sent = 0;
-/** Every request a second earlier than the one before: an identical body is never taken for a replay. */
+const stamp = earlierEachTime();
 const call = (node: Running, app: TestApp, path: string, body?: unknown) =>
-  signed(node.url, app, path, body, { timestamp: Math.floor(Date.now() / 1000) - sent++ });
+  signed(node.url, app, path, body, { timestamp: stamp() });
 const admin = (node: Running, path: string, init: RequestInit = {}) =>
   fetch(node.url + path, { ...init, headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json', ...(init.headers ?? {}) } })
     .then(async (r) => ({ status: r.status, body: await r.json() as any }));

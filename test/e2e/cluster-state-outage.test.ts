@@ -99,7 +99,8 @@ test('one of three NATS servers killed under load: after the re-election every r
       await clients;
     }
     // During the election a request may wait (a node retries within its time) or, at worst, be refused with 503: never a 500.
-    for (const a of answered) assert.ok(a.status === 200 || a.status === 503, `${a.status} ${JSON.stringify(a.body)}`);
+    const errors = () => dwell.logs.filter((l) => l.includes('"level":"error"')).slice(-5).join('\n');
+    for (const a of answered) assert.ok(a.status === 200 || a.status === 503, `${a.status} ${JSON.stringify(a.body)}\n${errors()}`);
     const late = answered.filter((a) => a.at >= elected);
     assert.ok(late.length >= 40, `${late.length} requests sent after the re-election`);
     assert.deepEqual(late.filter((a) => a.status !== 200), [], 'none refused once JetStream has its leaders');

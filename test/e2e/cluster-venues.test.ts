@@ -11,7 +11,7 @@ import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { CLI, ROOT, startDwell, tempDir, type Running } from '../helpers/server.js';
+import { CLI, ROOT, serveRefusal, startDwell, tempDir, type Running } from '../helpers/server.js';
 import { createApp, signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
 import { startNatsCluster, type NatsCluster } from '../helpers/nats-server.js';
@@ -75,13 +75,11 @@ test('a new node is not ready until a store is published; then it serves it, and
 
 test('a node given a venue store of its own as well as the cluster refuses to start, naming dwell import … --publish', async () => {
   for (const [args, env] of [[['--venues', join(ROOT, 'data', 'monaco')], {}], [[], { DWELL_VENUES: join(ROOT, 'data', 'monaco') }]] as const) {
-    const p = spawn(process.execPath, [CLI, 'serve', '--state', nats.urls, ...args], {
-      env: { ...process.env, PORT: '0', DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: tempDir(), DWELL_ADMIN_TOKEN: 'x', ...env }, stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
     // Listening means it started: stopped at once, and the test fails on its exit code below.
-    p.stderr!.on('data', (c: Buffer) => { stderr += c; if (stderr.includes('"msg":"listening"')) p.kill('SIGKILL'); });
-    const code = await new Promise<number | null>((resolve) => p.once('exit', resolve));
+    const { code, output: stderr } = await serveRefusal({
+      args: ['--state', nats.urls, ...args],
+      env: { ...process.env, PORT: '0', DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: tempDir(), DWELL_ADMIN_TOKEN: 'x', ...env },
+    });
     assert.notEqual(code, 0, stderr);
     assert.match(stderr, /DWELL_VENUES \(--venues\)/);
     assert.match(stderr, /dwell import .* --publish/);

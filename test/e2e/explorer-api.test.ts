@@ -2,8 +2,8 @@
  * The explorer's admin API (issue 19) over HTTP against the real server: recent detections are
  * kept per app (request and answer), bounded by count, skipped for opted-out apps, erased with
  * the user and the app (contract §7) and exported with the user; an explanation answers the
- * visits /v1/detect answers, with factors that add up to each candidate's score; all of it
- * only with the admin token.
+ * visits /v1/detect answers, with factors that add up to each candidate's score, and what each
+ * integrity flag rests on; the app's place triggers are listed; all of it only with the admin token.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -83,6 +83,32 @@ test('explain: the visits of /v1/detect, and factors that add up to the scores; 
   const detected = await signed(dwell.url, app, '/v1/detect', body);
   assert.deepEqual(e.body.data, detected.body.data, 'explaining first changed nothing: detection answers the same');
   assert.equal((await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: '{}' })).status, 400);
+});
+
+test('explain says what each integrity flag rests on (contract §12); the place triggers are listed read-only', async () => {
+  const app = await createApp(dwell.url);
+  const body = visitRequest();
+  body.events[0].data[4].location.mocked = true;
+  // The transit's second fix 100 km north, 4 minutes after its first: 417 m/s.
+  body.events[1].data[1].location.lat += 100_000 / 111_195;
+  const e = await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: JSON.stringify(body) });
+  assert.equal(e.status, 200, JSON.stringify(e.body));
+  assert.deepEqual(e.body.data.map((d: any) => d.visit.integrity.flags), [['mocked'], ['jumped']]);
+  const jump = e.body.integrity.find((x: any) => x.flag === 'jumped');
+  assert.deepEqual([jump.from.signal, jump.to.signal, jump.seconds], [5, 6, 240], 'the two positions: the transit\'s fixes, signals counted across events');
+  assert.ok(Math.abs(jump.distance_m - 100_000) < 1_000 && jump.speed_m_s > 300 && jump.speed_m_s < 420, JSON.stringify(jump));
+  assert.deepEqual(e.body.integrity.filter((x: any) => x.flag === 'mocked').map((x: any) => [x.signal, x.position.lat]), [[4, body.events[0].data[4].location.lat]]);
+  body.events[0].data[4].location.mocked = false;
+  body.events[1].data[1].location.lat = body.events[1].data[0].location.lat;
+  assert.deepEqual((await admin(`/admin/apps/${app.app_key}/explain`, { method: 'POST', body: JSON.stringify(body) })).body.integrity, [], 'nothing flagged, no evidence');
+
+  assert.deepEqual((await admin(`/admin/apps/${app.app_key}/place-triggers`)).body, { place_triggers: [], next_cursor: null });
+  const created = await signed(dwell.url, app, `/v2/apps/${app.app_key}/place-triggers/create`, { brand: 'Starbucks', radius: 50, tag: 'coffee' });
+  assert.equal(created.status, 200, JSON.stringify(created.body));
+  const listed = await admin(`/admin/apps/${app.app_key}/place-triggers`);
+  assert.deepEqual(listed.body.place_triggers.map((t: any) => [t.id, t.brand, t.radius, t.tag]), [[created.body, 'Starbucks', 50, 'coffee']]);
+  assert.equal((await admin(`/admin/apps/${app.app_key}/place-triggers`, {}, 'wrong')).status, 401);
+  assert.equal((await admin('/admin/apps/ak_nope/place-triggers')).status, 404);
 });
 
 test('erase and app deletion remove recent detections; export shows them', async () => {

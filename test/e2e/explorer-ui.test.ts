@@ -2,7 +2,8 @@
  * The explorer page in a real browser (issue 19): an operator logs in with the admin token,
  * opens a recent detection and sees the fixes and candidates drawn on the map (pixels where the
  * fixes are are the fixes' colour, not the background), the candidates listed as /v1/detect
- * answered them, and, for a pasted request, factor bars that add up to each candidate's score.
+ * answered them, and, for a pasted request, factor bars that add up to each candidate's score;
+ * a flagged detection's flags with what each rests on, its geofence events, the place triggers.
  */
 import { test, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -14,7 +15,7 @@ import { CASINO, visitRequest } from '../helpers/requests.js';
 import { launchBrowser } from '../helpers/browser.js';
 import { decodePng, pixel } from '../helpers/png.js';
 
-let browser: BrowserContext, page: Page, answer: any;
+let browser: BrowserContext, page: Page, answer: any, trigger: string;
 const request = visitRequest();
 const BACKGROUND = [0xf2, 0xef, 0xe9];
 
@@ -24,6 +25,9 @@ const dwell = dwellWithApp({}, { setUp: async (dwell) => {
   const r = await signed(dwell.url, dwell.app, '/v1/detect', request);
   assert.equal(r.status, 200);
   answer = r.body;
+  const t = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/place-triggers/create`, { brand: 'Starbucks', radius: 50, tag: 'coffee' });
+  assert.equal(t.status, 200);
+  trigger = t.body;
   browser = await launchBrowser();
   page = await browser.newPage();
 } });
@@ -99,4 +103,27 @@ test('an explained request: each candidate\'s factor bars add up to its score', 
   if (process.env.DWELL_UI_SCREENSHOT) await page.screenshot({ path: process.env.DWELL_UI_SCREENSHOT, fullPage: true });
   const api = await fetch(`${dwell.url}/admin/apps/${dwell.app.app_key}/explain`, { method: 'POST', headers: { authorization: `Bearer ${ADMIN_TOKEN}`, 'content-type': 'application/json' }, body: JSON.stringify(request) }).then((r) => r.json() as Promise<any>);
   assert.deepEqual(shown.map((s) => s.score), api.rankings[0].candidates.map((c: any) => c.score), 'the scores of the explain API, in its order');
+});
+
+test('a flagged detection: its flags, what each rests on, its events as answered; the app\'s place triggers', async () => {
+  // Another user at the casino, every fix mocked, the transit's second fix 100 km away 4 minutes later.
+  const flagged = visitRequest();
+  flagged.advertising_id = 'ad-2'; flagged.user_id = 'user-2'; flagged.request_id = 'req-2';
+  for (const f of flagged.events[0].data) f.location.mocked = true;
+  flagged.events[1].data[1].location.lat += 100_000 / 111_195;
+  const r = await signed(dwell.url, dwell.app, '/v1/detect', flagged);
+  assert.equal(r.status, 200);
+  assert.deepEqual(r.body.geofence_events.map((e: any) => [e.type, e.integrity.flags]), [['entry', ['mocked']], ['exit', ['jumped']]]);
+  await page.click('#refresh');
+  await page.waitForSelector('#recent li:nth-child(2)');
+  await page.click('#recent li:first-child');
+  await drawn(3);
+  assert.deepEqual(await page.$$eval('.visits button', (bs) => bs.map((b) => [...b.querySelectorAll('.flag')].map((f) => f.getAttribute('data-flag')))), [['mocked'], ['jumped']]);
+  const evidence = await page.$$eval('#integrity-evidence li', (lis) => lis.map((li) => ({ flag: li.getAttribute('data-flag'), text: li.textContent ?? '' })));
+  const jump = evidence.find((e) => e.flag === 'jumped');
+  assert.ok(jump && /99\.7 km in 240 s, 415 m\/s/.test(jump.text) && jump.text.includes('(ev-2)'), `the two positions and the speed: ${jump?.text}`);
+  assert.equal(evidence.filter((e) => e.flag === 'mocked').length, 5, 'each mocked fix');
+  const events = await page.$$eval('#events tr.event', (rows) => rows.map((tr) => [tr.getAttribute('data-kind'), tr.getAttribute('data-type'), [...tr.querySelectorAll('.flag')].map((f) => f.getAttribute('data-flag'))]));
+  assert.deepEqual(events, [['geofence', 'entry', ['mocked']], ['geofence', 'exit', ['jumped']]]);
+  assert.deepEqual(await page.$$eval('#place-triggers li', (lis) => lis.map((li) => li.getAttribute('data-id'))), [trigger], 'the place trigger, listed');
 });

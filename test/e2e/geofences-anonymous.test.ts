@@ -1,6 +1,6 @@
 /**
  * A detection with no user (no advertising id, no user id) remembers nothing between requests
- * (README "Geofences"): its geofence events are the crossings within its own fixes. A device that
+ * (docs/api-choices.md "Geofences"): its geofence events are the crossings within its own fixes. A device that
  * stays inside a fence raises no entry request after request; one that walks in during a request
  * raises one; a known user's presence is kept as before.
  */

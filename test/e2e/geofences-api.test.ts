@@ -40,8 +40,8 @@ test('create answers the id as a JSON string; the record reads back', async () =
   const id = await create(A, FULL);
   assert.match(id, /^gf_[0-9a-f]{24}$/);
   const rec = await read(A, id);
-  assert.deepEqual(Object.keys(rec), ['id', 'tag', 'location', 'ttl', 'push_text', 'created_at', 'updated_at', 'expires_at']);
-  assert.deepEqual({ ...rec, created_at: 0, updated_at: 0, expires_at: 0 }, { id, ...FULL, created_at: 0, updated_at: 0, expires_at: 0 });
+  assert.deepEqual(Object.keys(rec), ['id', 'tag', 'location', 'ttl', 'push_text', 'dwell', 'metadata', 'external_id', 'created_at', 'updated_at', 'expires_at']);
+  assert.deepEqual({ ...rec, created_at: 0, updated_at: 0, expires_at: 0 }, { id, ...FULL, dwell: 0, metadata: null, external_id: null, created_at: 0, updated_at: 0, expires_at: 0 });
   assert.equal(Date.parse(rec.expires_at) - Date.parse(rec.created_at), 3_600_000);
   const plain = await call(A, `${base(A)}/create`, { location: SQUARE, ttl: 0 }, { gzip: false });
   assert.equal(plain.status, 200, 'an uncompressed body is accepted');

@@ -7,12 +7,11 @@
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, CLI, startDwell, tempDir, type Running } from '../helpers/server.js';
+import { ADMIN_TOKEN, serveRefusal, startDwell, tempDir, type Running } from '../helpers/server.js';
 import { scrape } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
 import { visitRequest } from '../helpers/requests.js';
@@ -82,18 +81,9 @@ test('kill -9 while the receiver holds claimed triggers open: nothing was pushed
 });
 
 /** Runs `dwell serve` on `dataDir` expecting it to refuse: its exit code and stderr. */
-function serveRefused(dataDir: string): Promise<{ code: number | null; stderr: string }> {
-  const proc = spawn(process.execPath, [CLI, 'serve'], {
-    env: { ...process.env, PORT: '0', DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_WORKERS: '1' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
-  let stderr = '';
-  proc.stderr!.on('data', (c: Buffer) => (stderr += c.toString()));
-  const guard = setTimeout(() => proc.kill('SIGKILL'), 20_000);
-  return new Promise((resolve) => proc.once('exit', (code) => {
-    clearTimeout(guard);
-    resolve({ code, stderr });
-  }));
+async function serveRefused(dataDir: string): Promise<{ code: number | null; stderr: string }> {
+  const { code, output } = await serveRefusal({ env: { ...process.env, PORT: '0', DWELL_HOST: '127.0.0.1', DWELL_DATA_DIR: dataDir, DWELL_WORKERS: '1' } });
+  return { code, stderr: output };
 }
 
 test('one server per data directory: a second one exits with a clear error; a dead owner\'s lock is taken over', async () => {
@@ -108,7 +98,9 @@ test('one server per data directory: a second one exits with a clear error; a de
     await first.stop('SIGKILL'); // leaves its lock behind
     const next = await startDwell({ DWELL_DATA_DIR: first.dataDir });
     assert.equal(readFileSync(lock, 'utf8').split(' ')[0], String(next.proc.pid), 'the stale lock is taken over');
-    assert.equal(await next.stop(), 0);
+    const code = await next.stop();
+    // A server killed by a signal (code null) says which, with the end of its log, if this fails.
+    assert.equal(code, 0, `the second server's clean stop: exit ${code}, signal ${next.proc.signalCode}; its log ends:\n${next.logs.slice(-15).join('\n')}`);
     assert.throws(() => readFileSync(lock), /ENOENT/, 'a clean stop removes the lock');
   } finally {
     if (first.proc.exitCode === null && first.proc.signalCode === null) await first.stop('SIGKILL');

@@ -34,7 +34,8 @@ test('users untouched for the retention are deleted with their presence; newer o
   await withStores(async (s, write) => {
     write('app', 'old');
     write('app', 'other');
-    s.presence.putSync(['app', 'old'], { inside: ['gf_1'], last: 1 });
+    // Presence is part of the record (users/presence.ts): it goes with it.
+    s.users.putSync(['u', 'app', 'old'], { ...s.users.get(['u', 'app', 'old']), p: { fences: { inside: ['gf_1'], last: 1 } } });
     let now = Date.now() + 364 * DAY_MS;
     const sweeper = new RetentionSweeper(s, { userRetentionMs: 365 * DAY_MS, deadRetentionMs: 30 * DAY_MS, now: () => now });
     assert.deepEqual(await sweeper.sweepOnce(), { users: 0, geofence_presence: 0, dead_triggers: 0 }, 'not yet a year');
@@ -43,7 +44,6 @@ test('users untouched for the retention are deleted with their presence; newer o
     now = Date.now() + 367 * DAY_MS;
     assert.deepEqual(await sweeper.sweepOnce(), { users: 2, geofence_presence: 1, dead_triggers: 0 });
     assert.equal(s.users.get(['u', 'app', 'old']), undefined);
-    assert.equal(s.presence.get(['app', 'old']), undefined);
     assert.deepEqual([...s.users.getKeys({ start: ['ut'], end: ['ut\u0000'] })], [], 'no index key left behind');
   });
 });

@@ -31,7 +31,7 @@ const init = (dataDir: string) => ({
 
 test('the sweep thread removes expired users with their presence and reports them to this thread\'s metrics', async () => {
   await withUsers(50, async (s, dataDir) => {
-    s.presence.putSync(['app', 'u0'], { inside: ['gf_1'], last: 1 });
+    s.users.putSync(['u', 'app', 'u0'], { ...s.users.get(['u', 'app', 'u0']), p: { fences: { inside: ['gf_1'], last: 1 } } });
     const metrics = new Metrics();
     const thread = startSweepThread(init(dataDir), metrics);
     try {
@@ -40,7 +40,6 @@ test('the sweep thread removes expired users with their presence and reports the
       await thread.stop();
     }
     assert.equal(left(s), 0);
-    assert.equal(s.presence.get(['app', 'u0']), undefined);
     assert.deepEqual({ ...thread.removed }, { users: 50, geofence_presence: 1, dead_triggers: 0 });
     assert.match(await metrics.render(), /dwell_retention_removed_total\{kind="users"\} 50/);
     // The thread closed its handles, not the environment this thread still uses.

@@ -73,7 +73,7 @@ test('nodes started together seal a clear bucket once; the bucket holds no secre
   }
 
   // The bucket's bytes, read with the NATS server stopped so that all is on disk (values written
-  // in clear before the key may stay in JetStream's files: the README says to rotate those), and
+  // in clear before the key may stay in JetStream's files: docs/operating.md says to rotate those), and
   // each node's local copy, which holds none of either.
   await nats.nodes[0].stop('SIGTERM');
   try {

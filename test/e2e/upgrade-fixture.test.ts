@@ -9,7 +9,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { cpSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { ADMIN_TOKEN, ROOT, startDwell, tempDir } from '../helpers/server.js';
+import { ADMIN_TOKEN, ROOT, serveRefusal, startDwell, tempDir } from '../helpers/server.js';
 import { signed, type TestApp } from '../helpers/client.js';
 import { dwell, holdingReceiver } from '../helpers/dwell-cli.js';
 import { fixtureVisit, type DataDirFixture } from '../helpers/data-dir-fixture.js';
@@ -21,6 +21,11 @@ const about = JSON.parse(readFileSync(path.join(FIXTURE, 'fixture.json'), 'utf8'
 const sync: TestApp = { ...about.sync, delivery: { method: 'sync' } };
 const post: TestApp = { ...about.postback, delivery: { method: 'postback' } };
 const FIRST = Date.parse(`2024-05-${about.first_visit}T07:25:00+02:00`);
+/**
+ * The server's time a minute after the fixture was written, whatever today's date: its pending
+ * triggers are then inside contract §3's 24 hours and its user inside the retention window.
+ */
+const ON_THE_DAY = { DWELL_TEST_CLOCK: new Date(Date.parse(about.written_at) + 60_000).toISOString() };
 
 /** A copy of the fixture to open (a node writes to its directory). */
 function copy(): string {
@@ -35,7 +40,7 @@ const stamp = (dir: string) => JSON.parse(readFileSync(path.join(dir, 'format.js
 test(`the fixture directory written by Dwell ${about.dwell_version} (format ${about.format_version}) opens and serves what it holds`, async () => {
   const sink = await holdingReceiver();
   sink.open();
-  const node = await startDwell({ DWELL_DATA_DIR: copy() });
+  const node = await startDwell({ DWELL_DATA_DIR: copy(), ...ON_THE_DAY });
   try {
     // The synchronous app signs; its user's history and beacon are there.
     const r = await signed(node.url, sync, '/v1/detect', fixtureVisit(about.sync.user, '20', 'after-upgrade'));
@@ -61,7 +66,7 @@ test(`the fixture directory written by Dwell ${about.dwell_version} (format ${ab
 test('a directory written before data format versions (no stamp) is migrated once, logged, and serves', async () => {
   const dir = copy();
   rmSync(path.join(dir, 'format.json'));
-  const node = await startDwell({ DWELL_DATA_DIR: dir });
+  const node = await startDwell({ DWELL_DATA_DIR: dir, ...ON_THE_DAY });
   try {
     const migrated = node.logs.map((l) => JSON.parse(l)).filter((l) => l.msg === 'data format migrated');
     assert.deepEqual(migrated.map((l) => [l.from, l.to]), Array.from({ length: FORMAT_VERSION }, (_, v) => [v, v + 1]));
@@ -72,7 +77,7 @@ test('a directory written before data format versions (no stamp) is migrated onc
   } finally {
     await node.stop();
   }
-  const again = await startDwell({ DWELL_DATA_DIR: dir });
+  const again = await startDwell({ DWELL_DATA_DIR: dir, ...ON_THE_DAY });
   try {
     assert.equal(again.logs.filter((l) => l.includes('data format migrat')).length, 0, 'migrated once only');
   } finally {
@@ -86,9 +91,10 @@ test('a directory or a backup of a newer data format is refused, naming both ver
   writeFileSync(path.join(dir, 'format.json'), JSON.stringify(future));
   const named = new RegExp(`holds data format version ${FORMAT_VERSION + 1} \\(written by Dwell 99\\.0\\.0\\); this Dwell ${DWELL_VERSION.replace(/\./g, '\\.')} reads data format version ${FORMAT_VERSION} and older`);
 
-  const serve = await dwell(['serve', '--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], {}, 30_000);
-  assert.equal(serve.code, 4, serve.stderr);
-  assert.match(serve.stderr, named);
+  const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith('DWELL_')));
+  const serve = await serveRefusal({ args: ['--data-dir', dir, '--port', '0', '--host', '127.0.0.1'], env: { ...clean, DWELL_WORKERS: '1', DWELL_WARM_UP: 'off' }, timeoutMs: 30_000 });
+  assert.equal(serve.code, 4, serve.output);
+  assert.match(serve.output, named);
   assert.deepEqual(stamp(dir), future, 'the stamp is left as it was');
 
   const backup = await dwell(['backup', '--data-dir', dir, '--out', path.join(tempDir(), 'b')]);

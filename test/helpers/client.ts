@@ -67,6 +67,15 @@ export function signHeaders(app: TestApp, method: string, pathAndQuery: string, 
   return { 'x-app-key': app.app_key, 'x-timestamp': ts, 'x-signature': signature(opts.secret ?? app.app_secret, ts, method, pathAndQuery, bodySha256(bytes)) };
 }
 
+/**
+ * Timestamps for a run of requests whose bodies may repeat: each a second earlier than the one
+ * before, so an identical body is never taken for a replay (its signature differs).
+ */
+export function earlierEachTime(): () => number {
+  let sent = 0;
+  return () => Math.floor(Date.now() / 1000) - sent++;
+}
+
 /** `body` is whatever JSON the server answered (or its text when not JSON). */
 export interface SignedAnswer { status: number; body: any; headers: Headers }
 

@@ -9,7 +9,9 @@ import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { startNatsCluster, type NatsCluster } from './nats-server.js';
-import { ROOT, startDwell, tempDir, waitReady, type Running } from './server.js';
+import { ROOT } from '../../src/devkit/dwell-serve.js';
+import { tempDir } from '../../src/devkit/temp-dir.js';
+import { startNode, waitReady, type Running } from './node.js';
 import { publishStore } from '../../src/venues/import/publish.js';
 
 let nats: Promise<NatsCluster> | null = null;
@@ -40,8 +42,8 @@ export async function startPair(env: Record<string, string>, opts: { ready?: boo
   const dataDir = env.DWELL_DATA_DIR ?? tempDir();
   process.once('exit', () => rmSync(dataDir + '-b', { recursive: true, force: true }));
   const [a, b] = await Promise.all([
-    startDwell({ ...env, DWELL_STATE: urls, DWELL_DATA_DIR: dataDir }, { ...opts, ready: false }),
-    startDwell({ ...env, DWELL_STATE: urls, DWELL_DATA_DIR: dataDir + '-b' }, { ...opts, ready: false }),
+    startNode({ ...env, DWELL_STATE: urls, DWELL_DATA_DIR: dataDir }, { ...opts, ready: false }),
+    startNode({ ...env, DWELL_STATE: urls, DWELL_DATA_DIR: dataDir + '-b' }, { ...opts, ready: false }),
   ]);
   const nodes = [a, b];
   let turn = 0;

@@ -20,6 +20,8 @@ export interface DataDirFixture {
   dwell_version: string;
   sync: { app_key: string; app_secret: string; user: string; beacon: string };
   postback: { app_key: string; app_secret: string; geofence: string; pending_request: string };
+  /** When the directory was written (its pending triggers' enqueue time): tests open it on that day (DWELL_TEST_CLOCK), so none has aged past contract §3's 24 hours or the retention window. */
+  written_at: string;
   /** The visit day (2024-05-<day>) of the user's first visit. */
   first_visit: string;
 }
@@ -49,6 +51,7 @@ async function make(target: string): Promise<void> {
     await ok(signed(node.url, sync, '/v1/detect', fixtureVisit('fixture-user', '06', 'fixture-sync')));
     await ok(signed(node.url, post, '/v1/detect', fixtureVisit('fixture-user', '06', 'fixture-pending')), 202);
     await until('the trigger held by the receiver', () => sink.arrivals.length > 0);
+    const written = Date.now();
     const out = path.join(tempDir(), 'backup');
     const b = await dwell(['backup', '--out', out, '--data-dir', node.dataDir]);
     if (b.code !== 0) throw new Error(b.stderr);
@@ -62,6 +65,7 @@ async function make(target: string): Promise<void> {
       sync: { app_key: sync.app_key, app_secret: sync.app_secret, user: 'fixture-user', beacon },
       postback: { app_key: post.app_key, app_secret: post.app_secret, geofence, pending_request: 'fixture-pending' },
       first_visit: '06',
+      written_at: new Date(written).toISOString(),
     };
     writeFileSync(path.join(target, 'fixture.json'), JSON.stringify(fixture, null, 2) + '\n');
     process.stdout.write(`${target}: ${JSON.stringify(manifest.counts)}\n`);

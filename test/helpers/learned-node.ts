@@ -6,12 +6,14 @@
  *
  * Opens the kits, says `open`; on `go` (stdin) every thread merges MERGES times into the shared
  * priors (['kp', 'ak_fleet']: [1, 0.5] each) and the node's own sparse table; says `merged`, then
- * `saw TOTAL` once its own reads give TOTAL for the shared count (every node's merges); on `close`, closes its kits and leaves.
+ * `saw TOTAL` once its own reads give TOTAL for the shared count (every node's merges), or `gave up: …` and exits 1 when
+ * they do not within a minute; on `close`, closes its kits and leaves.
  */
 import { createInterface } from 'node:readline';
 import { isMainThread, parentPort, Worker, workerData } from 'node:worker_threads';
 import { openNatsState } from '../../src/state/nats/kit.js';
 import type { LearnedKey } from '../../src/state/types.js';
+import { until } from './until.js';
 
 const SHARED: LearnedKey = ['kp', 'ak_fleet', ''];
 
@@ -53,7 +55,13 @@ async function main(): Promise<void> {
   await merged;
   say('merged');
   const total = Number(process.argv[5]);
-  while (kit.learned.peek<number[]>(SHARED)?.[0] !== total) await new Promise((r) => setTimeout(r, 20));
+  try {
+    await until(`the shared count to reach ${total}`, () => kit.learned.peek<number[]>(SHARED)?.[0] === total, 60_000, 20);
+  } catch (err) {
+    // Bounded, and said: the test reads why this node stopped, and no node is left polling.
+    say(`gave up: ${(err as Error).message}; the count is ${JSON.stringify(kit.learned.peek<number[]>(SHARED))}`);
+    process.exit(1);
+  }
   say(`saw ${total}`);
   await next('close');
   const closed = all('closed');

@@ -1,5 +1,6 @@
 /**
- * The tests' NATS servers: the launcher the benchmarks use too (bench/lib/nats-server.ts), real
- * `nats-server` processes with JetStream on free loopback ports, owned by the test that starts them.
+ * The tests' NATS servers: the development kit's launcher (src/devkit/nats-server.ts), shared with
+ * the benchmarks: real `nats-server` processes with JetStream on free loopback ports, owned by the
+ * test that starts them.
  */
-export { NATS_SERVER, freePort, startNatsCluster, type NatsCluster, type NatsNode } from '../../bench/lib/nats-server.js';
+export { NATS_SERVER, freePort, startNatsCluster, type NatsCluster, type NatsNode } from '../../src/devkit/nats-server.js';

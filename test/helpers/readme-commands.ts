@@ -1,6 +1,7 @@
 /**
- * Test support: the command lines README.md shows, read from it at test time so the test follows
- * the README as it changes. A command is one logical line: lines ending in `\` are joined.
+ * Test support: the command lines README.md and docs/ show, read from them at test time so the
+ * test follows the documents as they change. A command is one logical line: lines ending in `\`
+ * are joined.
  */
 
 export interface ReadmeCommand {
@@ -12,15 +13,15 @@ export interface ReadmeCommand {
 
 export interface ReadmeBlock { where: string; commands: ReadmeCommand[] }
 
-/** Every ```sh block, one block per fence. */
-export function shBlocks(markdown: string): ReadmeBlock[] {
+/** Every ```sh block, one block per fence; `file` names the document in `where`. */
+export function shBlocks(markdown: string, file = 'README.md'): ReadmeBlock[] {
   const blocks: ReadmeBlock[] = [];
   const fence = /^```sh[ \t]*\n([\s\S]*?)^```[ \t]*$/gm;
   for (let m: RegExpExecArray | null; (m = fence.exec(markdown)); ) {
     const line = markdown.slice(0, m.index).split('\n').length;
     const text = m[1].replace(/\\\n/g, ' ');
     const commands = text.split('\n').map(splitComment).filter((c) => c.command !== '');
-    blocks.push({ where: `README.md line ${line}`, commands });
+    blocks.push({ where: `${file} line ${line}`, commands });
   }
   return blocks;
 }

@@ -1,10 +1,2 @@
-/** Test support: polls `probe` until it answers something truthy, or fails naming what it waited for. */
-export async function until<T>(what: string, probe: () => Promise<T | undefined | false> | T | undefined | false, timeoutMs = 60_000, everyMs = 50): Promise<T> {
-  const end = Date.now() + timeoutMs;
-  for (;;) {
-    const v = await probe();
-    if (v) return v;
-    if (Date.now() > end) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, everyMs));
-  }
-}
+/** Waiting for a condition: the development kit's (src/devkit/until.ts), shared with the benchmarks. */
+export { until } from '../../src/devkit/until.js';

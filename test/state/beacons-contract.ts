@@ -17,7 +17,7 @@ const UUID = 'f7826da6-4fa2-4e98-8024-bc5b71e0893e';
 const beacon = (minor: number, over: Partial<BeaconInput> = {}): BeaconInput =>
   ({ uuid: UUID, major: 1, minor, venue_id: 'n1', location: null, tag: 'shop', ...over });
 const isConflict = (err: unknown) => err instanceof DwellError && err.code === 'conflict';
-const settled = async (s: BeaconStore) => { await s.settle?.(); return s; };
+const settled = async (s: BeaconStore) => { await s.settle(); return s; };
 
 export function beaconContract(open: () => Promise<BeaconPair>): void {
   let p: BeaconPair;

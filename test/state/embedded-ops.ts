@@ -52,13 +52,13 @@ export function openOps(dir: string) {
       u().fresh();
       return u().read(app, user)?.r ?? null;
     },
-    /** The erase of DELETE /v1/users (privacy/embedded.ts): how many records went. */
+    /** The erase of DELETE /v1/users (privacy/records.ts over this opening): how many records went. */
     async usersErase(app: string, user: string): Promise<number> {
       const out = { user_records: 0, visit_history_places: 0, past_stays: 0, open_stays: 0, geofence_presence: 0 } as ErasedFromRecord & { geofence_presence: number };
       await privacy().erase(app, user, out);
       return out.user_records;
     },
-    /** App deletion's part in the users environment (privacy/embedded.ts): how many learned values went. */
+    /** App deletion's part in the users environment (privacy/records.ts): how many learned values went. */
     async learnedDropApp(app: string): Promise<number> {
       return (await privacy().deleteApp(app)).learned;
     },

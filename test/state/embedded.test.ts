@@ -1,5 +1,6 @@
 /**
- * The state contract (contract.ts's promises) for the embedded engine, on the production classes
+ * The state contract's promises (contract.ts, which lmdb.test.ts runs on the embedded kit itself)
+ * across threads, as the embedded engine's threads meet them, on the production classes
  * (embedded-ops.ts): node a is this thread, node b a worker thread opening the same data directory
  * on its own, as the detection and delivery workers do in production. One process owns an
  * embedded data directory (data-dir-lock.ts), so its writers are the threads of one process:

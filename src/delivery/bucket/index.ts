@@ -11,6 +11,7 @@ import type { AppRecord } from '../../schemas/app.js';
 import type { TriggerQueue as Outbox } from '../outbox.js';
 import { recordExport, type MetricsSink } from './events.js';
 import { BucketExporter } from './exporter.js';
+import { clock } from '../../time/clock.js';
 
 export interface BucketWorkerContext {
   init: { dataDir: string; exportWindowMs?: number; exportMaxBytes?: number; exportUploadTimeoutMs?: number };
@@ -22,7 +23,7 @@ export interface BucketWorkerContext {
 export function bucketExporter(ctx: BucketWorkerContext) {
   const exporter = new BucketExporter({
     outbox: ctx.outbox,
-    appSettings: (appKey) => ctx.apps.get(appKey, Date.now()),
+    appSettings: (appKey) => ctx.apps.get(appKey, clock.now()),
     windowMs: ctx.init.exportWindowMs,
     maxBytes: ctx.init.exportMaxBytes,
     uploadTimeoutMs: ctx.init.exportUploadTimeoutMs,

@@ -13,6 +13,7 @@ import type { Payload } from '../outbox.js';
 import { postbackRequest, signedPathTemplate, signPostback } from './sign.js';
 import { checkTarget, guardConnect, guardedLookup, RefusedTarget } from '../../net/address-guard.js';
 import { Deadlines } from './deadlines.js';
+import { wallNow } from '../../time/wall.js';
 
 export type Outcome = 'success' | 'http_error' | 'timeout' | 'network_error' | 'refused';
 
@@ -71,7 +72,7 @@ export class PostbackSender {
     });
   }
 
-  send(url: string, secret: string, payload: Payload, nowMs = Date.now()): Promise<SendResult> {
+  send(url: string, secret: string, payload: Payload, nowMs = wallNow()): Promise<SendResult> {
     let t: Target;
     try {
       t = this.target(url);

@@ -13,6 +13,8 @@ import { detectUnstructured } from '../unstructured.js';
 import { recording } from '../rank-recorder.js';
 import { ExplainCollector, type Ranking } from './collect.js';
 import { readOnlyUsers } from './read-only-users.js';
+import type { Checks } from '../../integrity/check.js';
+import { evidenceOf, type Evidence } from '../../integrity/why.js';
 
 export type { Ranking, ExplainedCandidate, Factor } from './collect.js';
 
@@ -22,13 +24,16 @@ export interface Explanation {
   data: SyncItem[];
   /** Parallel to `data`: the ranking behind each visit, null for a transit or an unlocated visit. */
   rankings: Array<Ranking | null>;
+  /** Contract §12: what each integrity flag of the request rests on (integrity/why.ts). */
+  integrity: Evidence[];
 }
 
 export type ValidBody = { kind: 'structured'; body: StructuredRequest } | { kind: 'unstructured'; body: UnstructuredRequest };
 
 export function explainDetect(valid: ValidBody, ctx: DetectContext): Explanation {
   const rec = new ExplainCollector();
-  const quiet: DetectContext = { ...ctx, users: readOnlyUsers(ctx.users) };
+  let checks: Checks | undefined;
+  const quiet: DetectContext = { ...ctx, users: readOnlyUsers(ctx.users), onChecks: (c) => { checks = c; } };
   const data = recording(rec, () => (valid.kind === 'structured' ? detectStructured(valid.body, quiet) : detectUnstructured(valid.body, quiet)));
   const located = data.filter((d) => d.visit.place?.estimated_geolocation);
   if (located.length !== rec.rankings.length) throw new DwellError('internal', 'explain: rankings and visits do not pair');
@@ -40,5 +45,5 @@ export function explainDetect(valid: ValidBody, ctx: DetectContext): Explanation
     if (answered !== r.candidates.map((c) => c.id).join('\u0000')) throw new DwellError('internal', 'explain: a ranking does not match its visit');
     return r;
   });
-  return { kind: valid.kind, data, rankings };
+  return { kind: valid.kind, data, rankings, integrity: checks ? evidenceOf(checks, ctx.now) : [] };
 }

@@ -1,30 +1,72 @@
 /**
  * Learned values in the embedded users environment, under the keys learned/tables.ts uses
  * (['apx', app, bssid], ['pv', app, bssid], ['bl', app, beacon], ['kp', app], ['ks', name, app]).
+ *
+ * The detection threads cache access points' places, pooled networks and learned beacons against
+ * the process's version table (learned/cache.ts): a merge made here publishes the key's slot once
+ * it has committed, as their own writes do, so that what feedback teaches through the kit is read
+ * by every thread at its next task.
  */
-import type { RootDatabase } from 'lmdb';
+import type { Database, RootDatabase } from 'lmdb';
 import type { LearnedKey, LearnedState } from '../types.js';
+import { LearnedCache, type Versions } from '../../learned/cache.js';
+import { establishedNetworks, hasWitnesses, type EstablishedNetworks } from '../../integrity/established.js';
+import type { ApPlace } from '../../learned/shapes.js';
+import { setImmediate as yieldTurn } from 'node:timers/promises';
+
+/** Keys removed per write transaction when an app goes: the thread is never held long. */
+const BATCH = 2000;
 
 const lmdbKey = ([kind, app, name]: LearnedKey): unknown[] =>
   kind === 'kp' ? ['kp', app] : kind.startsWith('ks:') ? ['ks', kind.slice(3), app] : [kind, app, name];
 
-export function lmdbLearned(db: RootDatabase): LearnedState {
+/** The kinds the detection threads cache (learned/tables.ts), each keyed to its slots as they do. */
+const CACHED = ['apx', 'pv', 'bl'] as const;
+
+export function lmdbLearned(db: RootDatabase, versions?: Versions): LearnedState {
+  // Only their `slot` is used: the slot of a key as the threads' caches of that kind compute it.
+  const slots = versions && new Map(CACHED.map((kind) => [kind as string, new LearnedCache(versions, 0, kind)]));
+  const publish = ([kind, app, name]: LearnedKey) => {
+    const cache = slots?.get(kind);
+    if (cache) LearnedCache.published(versions!, [cache.slot(app, name)]);
+  };
+  // The detection threads' filter of networks that may accuse (integrity/established.ts): a place written here is noted before its commit too.
+  let established: EstablishedNetworks | undefined;
   return {
     peek: <V>(key: LearnedKey) => db.get(lmdbKey(key) as never) as V | undefined,
     merge: async <V>(key: LearnedKey, fn: (old: V | undefined) => V | undefined) => {
-      db.transactionSync(() => {
+      const wrote = db.transactionSync(() => {
         const k = lmdbKey(key) as never;
         const next = fn(db.get(k) as V | undefined);
+        if (key[0] === 'apx' && hasWitnesses(next as ApPlace | undefined)) (established ??= establishedNetworks(db)).add(key[1], key[2]);
         if (next !== undefined) db.putSync(k, next);
+        return next !== undefined;
       });
+      if (wrote) publish(key);
     },
-    dropApp: async (app) => db.transactionSync(() => {
+    async dropApp(app) {
       let n = 0;
-      const ranges: Array<[unknown[], unknown[]]> = [[['apx', app], ['apx', app + '\u0000']], [['pv', app], ['pv', app + '\u0000']], [['bl', app], ['bl', app + '\u0000']]];
-      for (const [start, end] of ranges) for (const k of [...db.getKeys({ start: start as never, end: end as never })]) { db.removeSync(k); n++; }
-      if (db.removeSync(['kp', app] as never)) n++;
-      for (const k of [...db.getKeys({ start: ['ks'] as never, end: ['ks\u0000'] as never })]) if ((k as string[])[2] === app && db.removeSync(k)) n++;
+      for (const kind of CACHED) n += await drain(db, [kind, app], [kind, app + '\u0000']);
+      db.transactionSync(() => {
+        if (db.removeSync(['kp', app] as never)) n++;
+        for (const k of [...db.getKeys({ start: ['ks'] as never, end: ['ks\u0000'] as never })]) if ((k as string[])[2] === app && db.removeSync(k)) n++;
+      });
+      // Not published: a thread may keep a dropped value cached, but the app's key is refused
+      // from now on (apps go first: privacy/delete-app.ts), so nothing asks for it again.
       return n;
-    }),
+    },
   };
+}
+
+/** Removes every key in [start, end), a batch per write transaction; answers how many. */
+async function drain(db: Database, start: unknown[], end: unknown[]): Promise<number> {
+  let total = 0;
+  for (;;) {
+    db.resetReadTxn();
+    const keys = [...db.getKeys({ start: start as never, end: end as never, limit: BATCH })];
+    if (keys.length === 0) return total;
+    db.transactionSync(() => { for (const k of keys) db.removeSync(k); });
+    total += keys.length;
+    await yieldTurn();
+  }
 }

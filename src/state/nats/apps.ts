@@ -34,6 +34,8 @@ export function natsApps(kv: KV): AppsState {
     watch(fn: Change<AppRecord>) {
       return follow(kv, (e) => { if (e.key !== CHECK) fn(e.key, decode<AppRecord>(e)); });
     },
+    // Another node may have created an app this one's watch has not brought yet: `get` asks.
+    complete: false,
     close: async () => {},
   };
 }

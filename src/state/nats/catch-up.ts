@@ -10,13 +10,20 @@
  * Readers that arrive while a query is out share the next one, never the one in flight (it may have
  * been answered before their writes): at most two queries a bucket in flight whatever the load.
  */
+/** Calls `fire` after `ms` unless cancelled first (setTimeout; a test passes one it fires by hand). */
+export type GiveUpTimer = (ms: number, fire: () => void) => () => void;
+const realTimer: GiveUpTimer = (ms, fire) => {
+  const t = setTimeout(fire, ms);
+  return () => clearTimeout(t);
+};
+
 export class CatchUp {
   private seen = 0;
   private waiters: Array<{ revision: number; wake: () => void }> = [];
   private inFlight: Promise<number> | null = null;
   private next: Promise<number> | null = null;
 
-  constructor(private readonly lastRevision: () => Promise<number>) {}
+  constructor(private readonly lastRevision: () => Promise<number>, private readonly giveUp: GiveUpTimer = realTimer) {}
 
   /** Readers waiting for the watch to deliver what they asked for. */
   get waiting(): number {
@@ -36,14 +43,14 @@ export class CatchUp {
   async caughtUp(maxMs: number): Promise<boolean> {
     const last = await this.query();
     if (this.seen >= last) return true;
-    let timer: NodeJS.Timeout | undefined;
+    let cancel = () => {};
     const ok = await new Promise<boolean>((wake) => {
       const waiter = { revision: last, wake: () => wake(true) };
       this.waiters.push(waiter);
       // A reader that gave up leaves the list now, not when the watch gets this far.
-      timer = setTimeout(() => { this.waiters = this.waiters.filter((w) => w !== waiter); wake(false); }, maxMs);
+      cancel = this.giveUp(maxMs, () => { this.waiters = this.waiters.filter((w) => w !== waiter); wake(false); });
     });
-    clearTimeout(timer);
+    cancel();
     return ok;
   }
 

@@ -8,6 +8,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { JetStreamApiError, JetStreamError, jetstream, jetstreamManager, type JetStreamClient, type JetStreamManager } from '@nats-io/jetstream';
 import { Kvm } from '@nats-io/kv';
 import { DwellError } from '../../errors.js';
+import { monotonicMs } from '../../time/wall.js';
 
 export interface NatsState {
   nc: NatsConnection;
@@ -95,7 +96,7 @@ let failingSince = 0;
 
 /** Runs `call`, again after a short wait while it fails for an outage or an election (see RETRY_WINDOW_MS). */
 export async function retrying<T>(call: () => Promise<T>, windowMs = RETRY_WINDOW_MS): Promise<T> {
-  const end = Date.now() + windowMs;
+  const end = monotonicMs() + windowMs;
   for (let wait = 50; ; wait = Math.min(wait * 2, 400)) {
     try {
       const out = await call();
@@ -103,7 +104,7 @@ export async function retrying<T>(call: () => Promise<T>, windowMs = RETRY_WINDO
       return out;
     } catch (err) {
       if (!isTransient(err)) { failingSince = 0; throw err; }
-      const now = Date.now();
+      const now = monotonicMs();
       failingSince ||= now;
       if (now - failingSince > windowMs || now + wait > end) throw err;
       await new Promise((r) => setTimeout(r, wait));

@@ -9,30 +9,22 @@ import type { StoredGeofence } from '../../schemas/geofence.js';
 import type { Change, FencesState } from '../types.js';
 import { decode, encode, follow, guard, isConflict, keysOf } from './kv.js';
 import { clock } from '../../time/clock.js';
+import { appRecords } from './app-records.js';
 
-const MAX_ROUNDS = 64;
 const live = (rec: StoredGeofence | undefined, now: number) =>
   rec && (rec.expires_at === null || Date.parse(rec.expires_at) > now) ? rec : undefined;
 
 export function natsFences(kv: KV, now: () => number = clock.now): FencesState {
+  const records = appRecords<StoredGeofence>(kv);
   const key = (app: string, id: string) => `${app}.${id}`;
-  const get = async (app: string, id: string) => decode<StoredGeofence>(await guard(() => kv.get(key(app, id))));
-  const scan = async (app: string) => {
-    const out: StoredGeofence[] = [];
-    for (const k of (await keysOf(kv, `${app}.*`)).sort()) {
-      const rec = decode<StoredGeofence>(await guard(() => kv.get(k)));
-      if (rec) out.push(rec);
-    }
-    return out;
-  };
   return {
-    get: async (app, id) => live(await get(app, id), now()),
+    get: async (app, id) => live(await records.get(app, id), now()),
     async list(app, q) {
       const t = now();
       const ids = (await keysOf(kv, `${app}.*`)).map((k) => k.slice(app.length + 1)).filter((id) => id > (q.after ?? '')).sort();
       const items: StoredGeofence[] = [];
       for (const id of ids) {
-        const rec = live(await get(app, id), t);
+        const rec = live(await records.get(app, id), t);
         if (!rec || (q.tag !== undefined && rec.tag !== q.tag)) continue;
         if (items.length === q.limit) return { items, next: items[items.length - 1].id };
         items.push(rec);
@@ -40,33 +32,12 @@ export function natsFences(kv: KV, now: () => number = clock.now): FencesState {
       return { items, next: null };
     },
     async put(rec) { await guard(() => kv.put(key(rec.app_key, rec.id), encode(rec))); },
-    async update(app, id, fn) {
-      for (let round = 0; round < MAX_ROUNDS; round++) {
-        const e = await guard(() => kv.get(key(app, id)));
-        const old = live(decode<StoredGeofence>(e), now());
-        const next = old && fn(old);
-        if (!next) return undefined;
-        try {
-          await guard(() => kv.update(key(app, id), encode(next), e!.revision));
-          return next;
-        } catch (err) {
-          if (!isConflict(err)) throw err;
-        }
-      }
-      return undefined;
-    },
-    async remove(app, id) {
-      const e = await guard(() => kv.get(key(app, id)));
-      if (!live(decode<StoredGeofence>(e), now())) return false;
-      try {
-        await guard(() => kv.delete(key(app, id), { previousSeq: e!.revision }));
-        return true;
-      } catch (err) {
-        if (isConflict(err)) return false;
-        throw err;
-      }
-    },
-    scan,
+    update: (app, id, fn) => records.update(app, id, (old) => {
+      const rec = live(old, now());
+      return rec && fn(rec);
+    }),
+    remove: (app, id) => records.remove(app, id, (rec) => live(rec, now()) !== undefined),
+    scan: records.scan,
     watch(fn: Change<StoredGeofence>) {
       return follow(kv, (e) => fn(e.key, decode<StoredGeofence>(e)));
     },

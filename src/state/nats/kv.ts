@@ -5,6 +5,7 @@
  */
 import type { KV, KvEntry, KvOptions } from '@nats-io/kv';
 import { JetStreamApiError } from '@nats-io/jetstream';
+import { DwellError } from '../../errors.js';
 import { log } from '../../log.js';
 import { retrying, unavailable, type NatsState } from './connect.js';
 import { CatchUp } from './catch-up.js';
@@ -12,6 +13,8 @@ import type { Watching } from '../types.js';
 
 /** How long opening a bucket may retry at start-up: a new three-server cluster can take seconds to place an R3 stream. */
 const OPEN_WINDOW_MS = 30_000;
+/** How long a follower's `ready` waits for the cluster before it rejects (`unavailable`); the watch itself goes on trying. */
+export const READY_WINDOW_MS = 30_000;
 
 export async function bucket(ns: NatsState, name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
   return guard(() => ns.kvm.create(name, { history: 1, replicas: ns.replicas, timeout: 2_000, ...opts }), OPEN_WINDOW_MS);
@@ -61,15 +64,22 @@ export async function keysOf(kv: KV, filter = '>'): Promise<string[]> {
 /**
  * Follows every key of `kv` (its latest value first, then each change) until stopped; watches
  * again after an outage, from the latest values, so a follower never stays behind. `ready`
- * resolves once the values stored when the watch began have been seen; `caughtUp` once every write
- * acknowledged before the call has (catch-up.ts).
+ * resolves once the values stored when the watch began have been seen, and rejects (`unavailable`)
+ * when the cluster has not let the watch begin within `readyMs`, so no one waits on it without
+ * bound; `caughtUp` resolves once every write acknowledged before the call has (catch-up.ts).
  */
-export function follow(kv: KV, onEntry: (e: KvEntry) => void): Watching {
+export function follow(kv: KV, onEntry: (e: KvEntry) => void, readyMs = READY_WINDOW_MS): Watching {
   const catchUp = new CatchUp(async () => (await guard(() => kv.status())).streamInfo.state.last_seq);
   let stopped = false;
   let stopCurrent: (() => void) | null = null;
   let markReady!: () => void;
-  const ready = new Promise<void>((r) => { markReady = r; });
+  let failReady!: (err: unknown) => void;
+  const ready = new Promise<void>((resolve, reject) => { markReady = resolve; failReady = reject; });
+  // A follower no one awaits (the apps watch) must not turn an outage into an unhandled rejection.
+  ready.catch(() => undefined);
+  const giveUp = setTimeout(() => failReady(new DwellError('unavailable', `the state cluster did not answer within ${readyMs} ms`, undefined, 2)), readyMs);
+  giveUp.unref?.();
+  ready.then(() => clearTimeout(giveUp), () => undefined);
   const run = async () => {
     while (!stopped) {
       try {
@@ -93,5 +103,5 @@ export function follow(kv: KV, onEntry: (e: KvEntry) => void): Watching {
     }
   };
   void run();
-  return { ready, stop: () => { stopped = true; stopCurrent?.(); }, caughtUp: (maxMs) => catchUp.caughtUp(maxMs) };
+  return { ready, stop: () => { stopped = true; clearTimeout(giveUp); stopCurrent?.(); }, caughtUp: (maxMs) => catchUp.caughtUp(maxMs) };
 }

@@ -23,6 +23,7 @@ import { plusOf } from '../../learned/sums.js';
 import type { LeaseState } from '../types.js';
 import { kindOf, type Change, type LearnedCopy } from './learned-copy.js';
 import { WINDOW_MS, writeSums, type Sum } from './learned-flush.js';
+import { monotonicMs } from '../../time/wall.js';
 
 const SUMS = 'dwell.learned.sums';
 const CHANGED = 'dwell.learned.changed';
@@ -106,7 +107,7 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
             const msg = parse<SumsMsg>(m.data);
             // A repeat of a chunk already taken (its answer was lost, the node sent it again): taken once.
             if (taken.has(msg.id)) { m.respond(json({ ok: true })); return; }
-            taken.set(msg.id, Date.now());
+            taken.set(msg.id, monotonicMs());
             for (const [key, delta] of msg.s) {
               const had = remote.get(key);
               remote.set(key, had === undefined ? delta : plusOf(kindOf(key))(had, delta) ?? had);
@@ -166,7 +167,7 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
           await nc.request(SUMS, json(u.chunks[0].msg), { timeout: 2_000 });
           u.chunks.shift();
         }
-        handed.set(u.b, { keys: u.keys, at: Date.now() });
+        handed.set(u.b, { keys: u.keys, at: monotonicMs() });
       } catch (err) {
         if (!nobodyListened(err)) return;
         await write(u.chunks.flatMap((c) => c.sums), [], []);
@@ -178,8 +179,8 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
   let closing = false;
   let ticks = 0;
   const tick = async () => {
-    for (const [b, h] of handed) if (Date.now() - h.at > CONFIRM_MS) { handed.delete(b); copy.apply([], h.keys); }
-    for (const [id, at] of taken) if (Date.now() - at > REMEMBER_MS) taken.delete(id);
+    for (const [b, h] of handed) if (monotonicMs() - h.at > CONFIRM_MS) { handed.delete(b); copy.apply([], h.keys); }
+    for (const [id, at] of taken) if (monotonicMs() - at > REMEMBER_MS) taken.delete(id);
     const writer = !closing && await lease.hold(LEASE).catch(() => false);
     serve(writer);
     // The writer writes every WRITER_WINDOWS windows: a key taught by many stays, of any node, meanwhile is written once.

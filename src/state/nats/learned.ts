@@ -28,7 +28,9 @@ import { isMainThread, threadId } from 'node:worker_threads';
 import type { KV } from '@nats-io/kv';
 import type { NatsConnection } from '@nats-io/transport-node';
 import type { LearnedKey, LearnedState, LeaseState } from '../types.js';
-import { decode, follow, guard, keysOf, token } from './kv.js';
+import { decode, follow, guard, keysOf, READY_WINDOW_MS, token } from './kv.js';
+import { DwellError } from '../../errors.js';
+import { monotonicMs } from '../../time/wall.js';
 import { LearnedCopy, type Change } from './learned-copy.js';
 import { fleetWriter } from './learned-fleet.js';
 
@@ -68,6 +70,7 @@ function hub(kv: KV, nc: NatsConnection, lease: LeaseState, at: string): NatsLea
     batch.push({ key: e.key, revision: e.revision, value: decode(e) });
   });
   const ready = f.ready.then(() => { f.stop(); applyBatch(); copy.markReady(); });
+  ready.catch(() => undefined); // rejected (an outage at start) for whoever awaits it, not the process
   return reader(kv, copy, {
     ready,
     flush: fleet.flush,
@@ -82,7 +85,7 @@ function reader(kv: KV, copy: LearnedCopy, own: (Pick<NatsLearned, 'ready' | 'fl
   let queue: Array<{ key: string; fn: (old: unknown) => unknown }> = [];
   let queued: Promise<void> | null = null;
   return {
-    ready: own?.ready ?? untilReady(copy),
+    ready: own?.ready ?? quiet(untilReady(copy)),
     flush: own?.flush ?? (async () => {}),
     stop: own?.stop ?? (async () => {}),
     peek: <V>(key: LearnedKey) => copy.view<V>(keyOf(key)),
@@ -107,6 +110,17 @@ function reader(kv: KV, copy: LearnedCopy, own: (Pick<NatsLearned, 'ready' | 'fl
   };
 }
 
-async function untilReady(copy: LearnedCopy): Promise<void> {
-  while (!copy.ready) await new Promise((r) => setTimeout(r, 20));
+/** `p`, with its rejection left to whoever awaits it (an unawaited one must not end the process). */
+function quiet<T>(p: Promise<T>): Promise<T> {
+  p.catch(() => undefined);
+  return p;
+}
+
+/** The hub's first fill, seen from another thread: waited for as long as a follower's `ready` (kv.ts), then `unavailable`. */
+async function untilReady(copy: LearnedCopy, maxMs = READY_WINDOW_MS): Promise<void> {
+  const end = monotonicMs() + maxMs;
+  while (!copy.ready) {
+    if (monotonicMs() > end) throw new DwellError('unavailable', `learned values not loaded within ${maxMs} ms`, undefined, 2);
+    await new Promise((r) => setTimeout(r, 20));
+  }
 }

@@ -17,6 +17,7 @@ import type { OutboxEntry, Results } from '../outbox-types.js';
 import type { DeadLetters } from './dead-letters.js';
 import { appOfSubject, DELIVERY_CONSUMER, H, OUTBOX_STREAM } from './outbox-subjects.js';
 import { clock } from '../../time/clock.js';
+import { monotonicMs } from '../../time/wall.js';
 
 export interface ClaimOptions {
   /** Messages buffered plus held by this node, at most. */
@@ -69,7 +70,7 @@ export class OutboxClaims {
       const n = Math.min(limit, total - out.length, q.length);
       for (const { m } of q.splice(0, n)) {
         const entry = entryOf(m, app, now);
-        this.held.set(key(app, entry.id), { m, entry, beat: Date.now() }); // the ack wait runs on the NATS server's real clock
+        this.held.set(key(app, entry.id), { m, entry, beat: monotonicMs() }); // the ack wait runs on the NATS server's real clock
         out.push(entry);
       }
       this.buffered -= n;
@@ -137,13 +138,13 @@ export class OutboxClaims {
     const app = appOfSubject(m.subject);
     let q = this.buffer.get(app);
     if (!q) this.buffer.set(app, (q = []));
-    q.push({ m, at: Date.now() });
+    q.push({ m, at: monotonicMs() });
     this.buffered++;
   }
 
   /** Keeps held messages alive, and gives back what waited too long in the buffer. */
   private tend(): void {
-    const now = Date.now();
+    const now = monotonicMs();
     for (const h of this.held.values()) {
       if (now - h.beat >= this.o.heartbeatMs) { h.m.working(); h.beat = now; }
     }

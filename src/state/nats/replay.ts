@@ -7,6 +7,7 @@ import { randomBytes } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import type { ReplayState } from '../types.js';
 import { decode, encode, guard, isConflict } from './kv.js';
+import { wallNow } from '../../time/wall.js';
 
 export const REPLAY_TTL_MS = 660_000;
 
@@ -18,7 +19,7 @@ export const REPLAY_TTL_MS = 660_000;
 type Claim = number | [number, string];
 const untilOf = (c: Claim | undefined) => (Array.isArray(c) ? c[0] : c);
 
-export function natsReplay(kv: KV, now = () => Date.now()): ReplayState {
+export function natsReplay(kv: KV, now = wallNow): ReplayState {
   return {
     async claim(key, untilS) {
       const mine: Claim = [untilS, randomBytes(8).toString('hex')];
@@ -43,5 +44,9 @@ export function natsReplay(kv: KV, now = () => Date.now()): ReplayState {
         throw err;
       }
     },
+    // The cluster decides every claim: nothing is refused before asking it.
+    known: () => false,
+    size: 0,
+    close: async () => {},
   };
 }

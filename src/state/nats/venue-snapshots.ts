@@ -13,6 +13,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { connectNats, type NatsState } from './connect.js';
+import { clock } from '../../time/clock.js';
 
 export const VENUE_BUCKET = 'dwell-venues';
 const CURRENT = 'CURRENT';
@@ -40,7 +41,7 @@ export class VenueSnapshots {
       await this.os.put({ name: `${version}/${f}` }, body);
     }
     const previous = await this.current();
-    const manifest: SnapshotManifest = { version, files, published_at: new Date().toISOString() };
+    const manifest: SnapshotManifest = { version, files, published_at: new Date(clock.now()).toISOString() };
     await this.os.putBlob({ name: CURRENT }, new TextEncoder().encode(JSON.stringify(manifest)));
     const keep = new Set([version, previous?.version]);
     for (const o of await this.os.list()) {

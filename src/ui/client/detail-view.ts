@@ -6,14 +6,15 @@
  */
 import { accuracyLayer, collection, fixesOf, fixesLayer, pointsLayer } from './geo.js';
 import type { MapView } from './map-view.js';
+import { flagsBadge, integrityPanel } from './integrity-view.js';
 
 export interface Shown {
   title: string;
   request: any;
-  /** What Dwell answered (`data`), for a recorded detection. */
-  answer: { data: any[] } | null;
+  /** What Dwell answered (`data`, and the geofence, place and region events), for a recorded detection. */
+  answer: { data: any[]; geofence_events?: any[]; place_events?: any[]; region_events?: any[] } | null;
   /** POST /admin/apps/<key>/explain's answer, or null when it failed. */
-  explanation: { data: any[]; rankings: any[] } | null;
+  explanation: { data: any[]; rankings: any[]; integrity?: any[] } | null;
   note?: string;
 }
 
@@ -61,13 +62,14 @@ export function showDetection(root: HTMLElement, view: MapView, s: Shown): void 
       table.append(tr);
     });
     const visits = el('div', { class: 'visits' }, ...items.map((d, k) => {
-      const b = el('button', { type: 'button', class: k === open ? 'open' : '' }, `${d.event_id ?? `visit ${k + 1}`}: ${d.visit?.event_type === 'transit' ? 'transit' : d.visit?.place?.venue_info?.name || d.visit?.place_id || 'no venue'}`);
+      const b = el('button', { type: 'button', class: k === open ? 'open' : '' }, `${d.event_id ?? `visit ${k + 1}`}: ${d.visit?.event_type === 'transit' ? 'transit' : d.visit?.place?.venue_info?.name || d.visit?.place_id || 'no venue'} `, flagsBadge(d.visit?.integrity));
       b.addEventListener('click', () => { open = k; render(); });
       return b;
     }));
     const facts = ranking ? el('p', { class: 'note' }, `centre ±${f2(ranking.centre.sigma_m)} m · dwell ${Math.round(ranking.dwell_s / 60)} min · hour of week ${ranking.hour_of_week} · indoor ${ranking.indoor === null ? 'unknown' : f2(ranking.indoor)} · ${ranking.scored} venues scored · none of these ${(ranking.none.probability * 100).toFixed(2)} % (score ${f2(ranking.none.score)}) · p ∝ exp(score / ${ranking.temperature})`) : '';
     root.replaceChildren(el('h2', {}, s.title), ...(s.note ? [el('p', { class: 'note' }, s.note)] : []), visits, facts,
-      item?.visit?.place?.estimated_geolocation ? table : el('p', { class: 'note' }, item?.visit?.event_type === 'transit' ? 'A transit: no place.' : 'No located visit.'));
+      item?.visit?.place?.estimated_geolocation ? table : el('p', { class: 'note' }, item?.visit?.event_type === 'transit' ? 'A transit: no place.' : 'No located visit.'),
+      integrityPanel(s.request, item, s.explanation?.integrity, s.answer));
 
     const geo = item?.visit?.place?.estimated_geolocation;
     view.set('centre', geo ? pointsLayer([{ lat: geo.lat, long: geo.long }]) : collection());

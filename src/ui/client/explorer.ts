@@ -1,7 +1,7 @@
 /**
  * The explorer page (issue 19): log in with the admin token, choose an app, open one of its
  * recent detections or explain a pasted or uploaded request, see the app's geofences, search
- * the venue store. `window.dwellExplorer` lets the browser tests see the map.
+ * the venue store; the app's place triggers listed. `window.dwellExplorer` lets the browser tests see the map.
  */
 import { api, ApiError, setToken, token } from './api.js';
 import { collection, fenceFeature, pointsLayer } from './geo.js';
@@ -31,7 +31,18 @@ async function chooseApp(key: string): Promise<void> {
   app = key;
   sessionStorage.setItem('dwell-app', key);
   if (!key) return;
-  await Promise.all([loadRecent(), loadFences()]);
+  await Promise.all([loadRecent(), loadFences(), loadPlaceTriggers()]);
+}
+
+/** The app's place triggers (contract §11), read-only: what its place events come from. */
+async function loadPlaceTriggers(): Promise<void> {
+  const r = await api(`/admin/apps/${encodeURIComponent(app)}/place-triggers`);
+  $('place-triggers-note').textContent = r.place_triggers.length ? '' : 'None.';
+  $('place-triggers').replaceChildren(...r.place_triggers.map((t: any) => {
+    const li = Object.assign(document.createElement('li'), { textContent: `${t.tag ?? t.id} · ${[t.brand ? `brand ${t.brand}` : '', t.type_id ? `type ${t.type_id}` : ''].filter(Boolean).join(', ')} · ${t.radius ? `${t.radius} m` : "each venue's radius"}${t.dwell ? ` · dwell ${t.dwell} s` : ''}` });
+    li.dataset.id = t.id;
+    return li;
+  }));
 }
 
 async function loadRecent(): Promise<void> {

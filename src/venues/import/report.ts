@@ -10,6 +10,7 @@
 import { log } from '../../log.js';
 import type { BadRow, ImportFormat } from '../types.js';
 import { progressLine, type ProgressState } from './progress-line.js';
+import { monotonicMs } from '../../time/wall.js';
 
 const KEEP_BAD = 100;
 const TTY_EVERY_MS = 250;
@@ -37,8 +38,8 @@ export class Progress {
   closed = 0;
   readonly badRows: BadRow[] = [];
   readonly unmapped = new Map<string, number>();
-  private readonly started = Date.now();
-  private lastShown = Date.now();
+  private readonly started = monotonicMs();
+  private lastShown = monotonicMs();
   private drawn = false;
   private fractionOf?: () => number;
   private phaseName = 'read';
@@ -88,7 +89,7 @@ export class Progress {
   }
 
   maybeLog(force = false): void {
-    const now = Date.now();
+    const now = monotonicMs();
     if (this.quiet || (!force && now - this.lastShown < (this.out.tty ? TTY_EVERY_MS : LOG_EVERY_MS))) return;
     this.lastShown = now;
     const s = this.state();
@@ -120,6 +121,6 @@ export class Progress {
   }
 
   seconds(): number {
-    return (Date.now() - this.started) / 1000;
+    return (monotonicMs() - this.started) / 1000;
   }
 }

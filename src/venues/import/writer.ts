@@ -10,6 +10,7 @@ import { buildIndex } from '../spatial-index.js';
 import { FORMAT_VERSION, INDEX, META, RECORDS, type StoreMeta } from '../store-layout.js';
 import type { Venue } from '../types.js';
 import type { Progress } from './report.js';
+import { clock } from '../../time/clock.js';
 
 const BATCH = 4096;
 
@@ -74,7 +75,7 @@ export class StoreWriter {
     await writeSynced(join(this.dir, INDEX), new Uint8Array(index));
     const meta: StoreMeta = {
       format_version: FORMAT_VERSION, count: this.count, bbox: bbox(this.lat, this.lon, this.count), source,
-      built_at: new Date().toISOString(), index_bytes: index.byteLength, counted: this.counted,
+      built_at: new Date(clock.now()).toISOString(), index_bytes: index.byteLength, counted: this.counted,
     };
     await writeSynced(join(this.dir, META), JSON.stringify(meta, null, 2) + '\n');
     return meta;

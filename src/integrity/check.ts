@@ -1,0 +1,227 @@
+/**
+ * Contract §12's checks on one request's signals, pure: the signals, the user's latest position
+ * Dwell held before the request, the server's time and the app's learned network places in; the
+ * flags of each signal and the user's latest position to keep out. What a visit or an event
+ * carries is the union over the signals behind it (evidence.ts).
+ */
+import type { Signal } from '../schemas/detect-request.js';
+import type { ApPlace } from '../learned/shapes.js';
+import { stampMs } from '../time/stamp.js';
+import { haversineM, M_PER_DEG } from '../geo/distance.js';
+import { CLOCK_SKEW, INACCURATE, JUMPED, MOCKED, positionBits, WIFI_MISMATCH } from './flags.js';
+import { accuserAt, MISMATCH_M } from './networks.js';
+
+export const JUMP_M = 10_000;
+export const JUMP_SPEED_MS = 300;
+export const INACCURATE_M = 1_000;
+export const CLOCK_SKEW_MS = 300_000;
+/** A network heard by a signal without a location is held against the nearest position this close in time. */
+export const NEAR_MS = 15 * 60_000;
+/**
+ * Distinct networks looked up per request (the learned tables are read once for them all): joined
+ * ones first. Every network a visit can teach must have been checked, or an uncaught spoof
+ * teaches it at the false place (and it looks like a network that moves from then on): detection
+ * hears at most 16 networks an event, 10 events a request, so 160; this bounds only abuse.
+ */
+export const MAX_NETWORKS = 256;
+/** Of a scan, the strongest this many: as detection hears a scan (detect/evidence/wifi.ts wifiOf). */
+export const SCAN_STRONGEST = 3;
+
+/** The latest position Dwell holds for a user: lat, lon, accuracy (m, 0 when unknown), signal time (ms). */
+export type LastPosition = [number, number, number, number];
+
+export interface CheckInput {
+  /** The request's signals, in request order (a structured request's events one after the other). */
+  signals: readonly Signal[];
+  /** Each signal's time (ms), when already parsed (detect/fixes.ts timesOf): kept as Checks.times. */
+  times?: Float64Array;
+  previous: LastPosition | undefined;
+  /** Server time, ms. */
+  now: number;
+  /** The user's tag (networks.ts userTag), 0 without a user. */
+  self: number;
+  /** The app's learned places of these BSSIDs (lower case), in the order asked. */
+  places: (bssids: readonly string[]) => ReadonlyArray<ApPlace | undefined>;
+  /**
+   * The app's networks that may accuse (integrity/established.ts): a BSSID (either case) whose
+   * place certainly has too few witnesses to accuse anyone is not looked up. Absent: every
+   * network heard is.
+   */
+  established?: { app: string; networks: NetworkFilter };
+}
+
+/** Whether a network (BSSID in either case) of an app might accuse: false only when it certainly cannot. */
+export interface NetworkFilter { mayAccuse(app: string, bssid: string): boolean }
+
+export interface Checks {
+  /** The signals checked (CheckInput.signals). */
+  signals: readonly Signal[];
+  /** Per signal: its flags and whether it is a position, accurate or not (flags.ts positionBits). */
+  bits: Uint8Array;
+  /** Per signal: its time, ms. */
+  times: Float64Array;
+  /** The user's latest position by signal time, this request's included (undefined: none known). */
+  last: LastPosition | undefined;
+  /** What accused, kept only when something did (why.ts says it to the explorer): jumps and mismatches. */
+  why?: Accusation[];
+}
+
+/** A jump between two positions (signal indexes, -1: the one held from before), or a network placed far from one. */
+export type Accusation =
+  | { flag: 'jumped'; a: number; b: number; from: LastPosition; to: LastPosition }
+  | { flag: 'wifi_mismatch'; signal: number; position: number; bssid: string; place: ApPlace };
+
+/** How far two positions are apart beyond what their accuracies allow, and whether that is a jump. */
+export function isJump(a: LastPosition, b: LastPosition): boolean {
+  const d = haversineM(a[0], a[1], b[0], b[1]) - a[2] - b[2];
+  if (d <= JUMP_M) return false;
+  const dt = Math.abs(b[3] - a[3]) / 1000;
+  return dt === 0 || d / dt > JUMP_SPEED_MS;
+}
+
+export function checkSignals(input: CheckInput): Checks {
+  const { signals, now } = input;
+  const n = signals.length;
+  const flags = new Uint8Array(n), parsed = input.times !== undefined && input.times.length === n;
+  const times = parsed ? input.times! : new Float64Array(n);
+  const located: number[] = [];
+  let wifi = false, why: Accusation[] | undefined;
+  for (let i = 0; i < n; i++) {
+    const s = signals[i];
+    const t = parsed ? times[i] : (times[i] = stampMs(s.timestamp));
+    let f = t - now > CLOCK_SKEW_MS ? CLOCK_SKEW : 0;
+    const loc = s.location;
+    if (loc) {
+      located.push(i);
+      if (loc.mocked === true) f |= MOCKED;
+      if ((loc.accuracy ?? 0) > INACCURATE_M) f |= INACCURATE;
+    }
+    if (s.active_wifi?.bssid || s.wifi_scan?.length) wifi = true;
+    flags[i] = f;
+  }
+  // Positions in signal time, the one held from before included (index -1). SDKs send them in order: no sort then.
+  let sorted = true;
+  for (let k = 1; k < located.length && sorted; k++) sorted = times[located[k - 1]] <= times[located[k]];
+  if (!sorted) located.sort((a, b) => times[a] - times[b]);
+  const pos = (i: number): LastPosition => {
+    const l = signals[i].location!;
+    return [l.lat, l.long, l.accuracy ?? 0, times[i]];
+  };
+  const order: number[] = located.slice();
+  const prev = input.previous;
+  if (prev) {
+    let k = 0;
+    while (k < order.length && times[order[k]] <= prev[3]) k++;
+    order.splice(k, 0, -1);
+  }
+  for (let k = 1; k < order.length; k++) {
+    const a = order[k - 1], b = order[k];
+    // Most neighbours are metres apart: a degree test first (within 0.06° both ways is under 9.5 km), the exact test only when it could be a jump.
+    const la = a < 0 ? prev![0] : signals[a].location!.lat, lb = b < 0 ? prev![0] : signals[b].location!.lat;
+    const oa = a < 0 ? prev![1] : signals[a].location!.long, ob = b < 0 ? prev![1] : signals[b].location!.long;
+    if (Math.abs(la - lb) < 0.06 && Math.abs(oa - ob) * Math.cos(la * (Math.PI / 180)) < 0.06) continue;
+    const from = a < 0 ? prev! : pos(a), to = b < 0 ? prev! : pos(b);
+    if (isJump(from, to)) {
+      if (a >= 0) flags[a] |= JUMPED;
+      if (b >= 0) flags[b] |= JUMPED;
+      (why ??= []).push({ flag: 'jumped', a, b, from, to });
+    }
+  }
+  if (wifi && located.length) why = mismatches(input, flags, times, located, why);
+  const newest = located.length ? pos(located[located.length - 1]) : undefined;
+  const last = !newest ? prev : !prev || newest[3] >= prev[3] ? newest : prev;
+  for (let i = 0; i < n; i++) flags[i] = positionBits(flags[i], signals[i].location !== undefined);
+  return why ? { signals, bits: flags, times, last, why } : { signals, bits: flags, times, last };
+}
+
+/** `wifi_mismatch`: a network the app's other users placed far from the position it was heard at. */
+function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, located: readonly number[], why: Accusation[] | undefined): Accusation[] | undefined {
+  const { signals } = input;
+  const est = input.established;
+  // Networks that cannot accuse are left out as they are heard (no lower-cased copy, no entry),
+  // unless the request could hear more than MAX_NETWORKS: then which ones are checked depends on
+  // all of them, so all are kept in order as before and filtered once capped.
+  let early: Early | undefined;
+  if (est) {
+    let heard = 0;
+    for (let i = 0; i < signals.length; i++) {
+      const s = signals[i];
+      if (s.active_wifi?.bssid) heard++;
+      if (s.wifi_scan) heard += Math.min(s.wifi_scan.length, SCAN_STRONGEST);
+    }
+    if (heard <= MAX_NETWORKS) early = est;
+  }
+  // Keyed lower case (as the learned tables are): a BSSID a phone writes in either case is one network, looked up once.
+  const heardBy = new Map<string, number[]>();
+  for (let i = 0; i < signals.length; i++) hear(heardBy, early, signals[i].active_wifi?.bssid, i);
+  for (let i = 0; i < signals.length; i++) {
+    const scan = signals[i].wifi_scan;
+    if (!scan) continue;
+    const m = strongest(scan);
+    for (let j = 0; j < m; j++) hear(heardBy, early, scan[scan.length <= SCAN_STRONGEST ? j : top[j]].bssid, i);
+  }
+  if (heardBy.size === 0) return why;
+  // Only networks that might accuse are read: most heard were never learned, or by too few users (accuserAt would refuse them).
+  let bssids: string[];
+  if (!est || early) bssids = [...heardBy.keys()];
+  else { bssids = []; for (const b of heardBy.keys()) if (est.networks.mayAccuse(est.app, b)) bssids.push(b); }
+  if (bssids.length === 0) return why;
+  const places = input.places(bssids);
+  for (let j = 0; j < bssids.length; j++) {
+    const at = accuserAt(places[j], input.self);
+    if (!at) continue;
+    for (const i of heardBy.get(bssids[j])!) {
+      const r = signals[i].location ? i : nearest(located, times, times[i]);
+      if (r < 0) continue;
+      const l = signals[r].location!;
+      // A path along the meridian, then along the parallel at l.lat, is no shorter than the great
+      // circle: a metre under MISMATCH_M that way (no rounding can matter), no haversine (most networks are heard where they were learned).
+      if ((Math.abs(l.lat - at.lat) + Math.abs(l.long - at.lon) * Math.cos(l.lat * (Math.PI / 180))) * M_PER_DEG < MISMATCH_M - 1) continue;
+      if (haversineM(l.lat, l.long, at.lat, at.lon) > MISMATCH_M) {
+        flags[i] |= WIFI_MISMATCH; flags[r] |= WIFI_MISMATCH;
+        (why ??= []).push({ flag: 'wifi_mismatch', signal: i, position: r, bssid: bssids[j], place: places[j]! });
+      }
+    }
+  }
+  return why;
+}
+
+type Early = NonNullable<CheckInput['established']>;
+/** Network `raw` heard by signal `i`: listed under its lower case, unless `early` says it cannot accuse (a function of its own, not a closure per request: it stays optimized). */
+function hear(heardBy: Map<string, number[]>, early: Early | undefined, raw: string | undefined, i: number): void {
+  if (!raw || (early && !early.networks.mayAccuse(early.app, raw))) return;
+  const b = raw.toLowerCase();
+  const list = heardBy.get(b);
+  if (list) { if (list[list.length - 1] !== i) list.push(i); } else if (heardBy.size < MAX_NETWORKS) heardBy.set(b, [i]);
+}
+
+type Entry = { bssid?: string; strength?: number };
+/**
+ * A scan's strongest entries, by `strongest`: their indexes in the scan (an Int32Array, as
+ * wifiOf's: writing the entries themselves into an array cost a write barrier each).
+ */
+const top = new Int32Array(SCAN_STRONGEST);
+const strengthOf = (e: Entry) => e.strength ?? -100;
+/** How many of a scan's entries are its strongest SCAN_STRONGEST: the scan itself when it is no longer, else the entries at `top`'s first indexes (valid until the next call). */
+function strongest(scan: ReadonlyArray<Entry>): number {
+  if (scan.length <= SCAN_STRONGEST) return scan.length;
+  let m = 0;
+  for (let i = 0; i < scan.length; i++) {
+    const st = strengthOf(scan[i]);
+    if (m < SCAN_STRONGEST) top[m++] = i;
+    else if (st > strengthOf(scan[top[SCAN_STRONGEST - 1]])) top[SCAN_STRONGEST - 1] = i;
+    else continue;
+    for (let j = m - 1; j > 0 && strengthOf(scan[top[j]]) > strengthOf(scan[top[j - 1]]); j--) { const x = top[j]; top[j] = top[j - 1]; top[j - 1] = x; }
+  }
+  return m;
+}
+
+/** The located signal nearest in time to `t` (within NEAR_MS), or -1; `located` is in time order. */
+function nearest(located: readonly number[], times: Float64Array, t: number): number {
+  let best = -1, gap = NEAR_MS;
+  for (const i of located) {
+    const d = Math.abs(times[i] - t);
+    if (d <= gap) { best = i; gap = d; }
+  }
+  return best;
+}

@@ -1,0 +1,90 @@
+/**
+ * The pure checks of contract §12 (src/integrity/check.ts, networks.ts) at their edges, where the
+ * end-to-end tests (e2e/integrity-flags.test.ts) cannot cheaply go: a jump along a diagonal (the
+ * quick degree test must not skip it), the previous position placed among the request's by time,
+ * and which learned places may accuse.
+ */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkSignals } from '../src/integrity/check.js';
+import { accuserAt, userTag, withWitness } from '../src/integrity/networks.js';
+import { JUMPED, WIFI_MISMATCH } from '../src/integrity/flags.js';
+import type { ApPlace } from '../src/learned/shapes.js';
+
+const M = 111_195.08;
+const at = (s: number, lat: number, long: number) => ({ timestamp: new Date(Date.UTC(2024, 5, 1, 12, 0, s)).toISOString(), location: { lat, long, accuracy: 10 } });
+const jumped = (signals: ReturnType<typeof at>[], previous?: [number, number, number, number]) =>
+  Array.from(checkSignals({ signals, previous, now: Date.UTC(2024, 5, 2), self: 0, places: () => [] }).bits, (b) => (b & JUMPED ? 1 : 0));
+
+test('a diagonal jump of 12 km (8.5 km north and 8.5 km east) in 10 s is a jump; 9 km is not', () => {
+  const east = (m: number) => m / (M * Math.cos((45 * Math.PI) / 180));
+  assert.deepEqual(jumped([at(0, 45, 7), at(10, 45 + 8_500 / M, 7 + east(8_500))]), [1, 1]);
+  assert.deepEqual(jumped([at(0, 45, 7), at(10, 45 + 6_300 / M, 7 + east(6_300))]), [0, 0]);
+});
+
+test('the position held from before is compared with the request\'s positions next to it in time, either side', () => {
+  const t = Date.UTC(2024, 5, 1, 12, 0, 0);
+  // Held at t+15 s, 20 km away: between the request's two fixes, so both neighbours are flagged.
+  assert.deepEqual(jumped([at(0, 45, 7), at(30, 45, 7)], [45 + 20_000 / M, 7, 0, t + 15_000]), [1, 1]);
+  // Held a day before: far, but slow enough.
+  assert.deepEqual(jumped([at(0, 45, 7)], [45 + 20_000 / M, 7, 0, t - 86_400_000]), [0]);
+  const c = checkSignals({ signals: [at(0, 45, 7)], previous: [46, 7, 0, t + 60_000], now: t, self: 0, places: () => [] });
+  assert.deepEqual(c.last, [46, 7, 0, t + 60_000], 'the newer position held stays the latest');
+});
+
+test('a network accuses only when three other users taught it and its stays lie within 2 km', () => {
+  let p: ApPlace | undefined;
+  const teach = (user: string, lat = 45) => { p = withWitness([(p?.[0] ?? 0) + 1, (p?.[1] ?? 0) + lat, (p?.[2] ?? 0) + 7, (p?.[3] ?? 0) + 1], p, lat, 7, userTag(user)); };
+  teach('a'); teach('b');
+  assert.equal(accuserAt(p, userTag('z')), null, 'two users');
+  teach('c');
+  assert.ok(accuserAt(p, userTag('z')), 'three others');
+  assert.equal(accuserAt(p, userTag('a')), null, 'for a, two others');
+  teach('d');
+  assert.ok(accuserAt(p, userTag('a')), 'a fourth witness: three others for a');
+  teach('e', 45 + 3_000 / M);
+  assert.equal(accuserAt(p, userTag('z')), null, 'stays 3 km apart: it moves');
+  assert.equal(accuserAt([1, 45, 7, 10], userTag('z')), null, 'learned before the witnesses: never');
+});
+
+test('networks ruled out by the filter of established ones are not looked up, and the flags are the same; past 256 networks heard, the same ones are checked', () => {
+  const bssid = (k: number) => `aa:bb:cc:00:${(k >> 8).toString(16).padStart(2, '0')}:${(k & 255).toString(16).padStart(2, '0')}`;
+  // Established (three users, 30 km north of where it is heard): every tenth network.
+  let p: ApPlace | undefined;
+  for (const u of ['a', 'b', 'c']) p = withWitness([(p?.[0] ?? 0) + 1, (p?.[1] ?? 0) + 45.3, (p?.[2] ?? 0) + 7, (p?.[3] ?? 0) + 1], p, 45.3, 7, userTag(u));
+  const established = (b: string) => parseInt(b.slice(-2), 16) % 10 === 0;
+  const run = (networks: number, filtered: boolean) => {
+    const signals = Array.from({ length: Math.ceil(networks / 3) }, (_, s) => ({
+      ...at(s, 45, 7),
+      // Upper case on odd signals: the filter must see them as the tables do.
+      wifi_scan: [0, 1, 2].map((j) => ({ bssid: s % 2 ? bssid(s * 3 + j).toUpperCase() : bssid(s * 3 + j), strength: -50 - j })),
+    }));
+    const asked: string[] = [];
+    const c = checkSignals({
+      signals, previous: undefined, now: Date.UTC(2024, 5, 2), self: userTag('z'),
+      places: (bs) => { asked.push(...bs); return bs.map((b) => (established(b) ? p : undefined)); },
+      established: filtered ? { app: 'ak', networks: { mayAccuse: (_app: string, b: string) => established(b.toLowerCase()) } } : undefined,
+    });
+    return { bits: Array.from(c.bits), asked };
+  };
+  for (const n of [30, 255, 300, 600]) {
+    const all = run(n, false), some = run(n, true);
+    assert.deepEqual(some.bits, all.bits, `${n} networks: the same flags`);
+    assert.ok(some.bits.some((b) => b & WIFI_MISMATCH), `${n} networks: some flagged`);
+    assert.deepEqual(some.asked, all.asked.filter(established), `${n} networks: only the established are looked up`);
+  }
+});
+
+test('wifi_mismatch at 5 km: a network placed 4.95 km away (east or north) does not flag, 5.05 km does', () => {
+  const self = userTag('z');
+  const placed = (lat: number, long: number) => {
+    let p: ApPlace | undefined;
+    for (const u of ['a', 'b', 'c']) p = withWitness([(p?.[0] ?? 0) + 1, (p?.[1] ?? 0) + lat, (p?.[2] ?? 0) + long, (p?.[3] ?? 0) + 1], p, lat, long, userTag(u));
+    return p!;
+  };
+  const east = (m: number) => m / (M * Math.cos((45 * Math.PI) / 180));
+  for (const [lat, long, flagged] of [[45, 7 + east(4_950), 0], [45, 7 + east(5_050), 1], [45 + 4_950 / M, 7, 0], [45 + 5_050 / M, 7, 1]] as const) {
+    const c = checkSignals({ signals: [{ ...at(0, 45, 7), wifi_scan: [{ bssid: 'aa:00:00:00:00:01', strength: -50 }] }], previous: undefined, now: Date.UTC(2024, 5, 2), self, places: () => [placed(lat, long)] });
+    assert.equal(c.bits[0] & WIFI_MISMATCH ? 1 : 0, flagged, `${lat}, ${long}`);
+  }
+});
