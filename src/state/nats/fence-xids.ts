@@ -38,6 +38,11 @@ const busy = () => new DwellError('unavailable', 'this external_id kept changing
 
 export function natsFenceXids(kv: KV, fences: FencesState, now: () => number): FenceXids {
   const key = (app: string, xid: string) => `${app}.${token(xid)}`;
+  /**
+   * A claim whose fence is not written yet: another node's create, unless its fence's time is up.
+   * Its age is taken either way round, as the claiming node's clock may be ahead of this one's.
+   */
+  const inFlight = (c: Claim) => Math.abs(now() - c.at) < GRACE_MS && !(c.until !== undefined && c.until <= now());
   /** The claim's fence when it is live and still has `xid`. */
   const holderOf = async (app: string, xid: string, c: Claim | undefined) => {
     if (!c) return undefined;
@@ -56,10 +61,10 @@ export function natsFenceXids(kv: KV, fences: FencesState, now: () => number): F
         try {
           if (!c) { await guard(() => kv.create(k, value)); return; }
           if (c.id === id) return;
-          if (await holderOf(app, xid, c)) throw taken(xid);
-          // Not live: a create in flight (its fence not written yet), unless its fence's time is up.
+          // One read of the holder's fence: with two, a fence written between them looked neither
+          // live (first read) nor in flight (second), and its claim was taken over.
           const rec = await fences.get(app, c.id);
-          if (!rec && now() - c.at < GRACE_MS && c.at <= now() && !(c.until !== undefined && c.until <= now())) throw taken(xid);
+          if (rec ? rec.external_id === xid : inFlight(c)) throw taken(xid);
           await guard(() => kv.update(k, value, e!.revision));
           return;
         } catch (err) {
