@@ -6,7 +6,7 @@
  * all the work, LMDB has no background threads here); each is measured over `--rounds` passes
  * and the median and range are shown.
  *
- *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--warmup N] [--seed N] [--venues DIR] [--stage K] [--batch N]
+ *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--warmup N] [--seed N] [--venues DIR] [--stage K] [--batch N] [--each]
  *
  * Rows are cumulative stages (inflate, + parse, + validate, the task, the task's answer posted as
  * Piscina would): the differences are what each step adds. To see the task by function, run
@@ -32,6 +32,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const argv = readFlags({
   bodies: { type: 'string', default: '2000' },
   rounds: { type: 'string', default: '3' },
+  /** Print every pass's figure too: whether a request costs more as the users' history grows. */
+  each: { type: 'boolean' },
   /** Warm-up passes of every stage: bench:instructions runs more (steady JIT state under valgrind). */
   warmup: { type: 'string', default: '1' },
   seed: { type: 'string', default: '1' },
@@ -99,6 +101,7 @@ for (let w = 0; w < warmup; w++) for (const [, fn] of stages) pass(fn);
 const rows: string[] = [];
 for (const [name, fn] of stages) {
   const xs = Array.from({ length: rounds }, () => pass(fn));
+  if (argv.each) console.log(`${name}, pass by pass: ${xs.map((x) => x.toFixed(3)).join(', ')}`);
   rows.push(`| ${name} | ${median(xs).toFixed(3)} | ${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)} |`);
 }
 console.log(`\n${gz.length} bodies × ${rounds} passes, CPU ms per request (this thread)\n\n| stage | median | range |\n|---|---:|---:|\n${rows.join('\n')}`);
