@@ -16,16 +16,63 @@ export function checkSchema<T>(schema: TSchema, value: unknown, prefix = '', exp
   if (first) {
     const at = prefix + first.path;
     const name = at.slice(at.lastIndexOf('/') + 1) || 'body';
-    throw invalid(at, `${name}: ${expected?.(name, first.message) ?? first.message.toLowerCase()}, got ${show(first.value)}`);
+    const message = expected?.(name, first.message) ?? (first.schema.anyOf ? `expected ${expectedOf(first.schema)}` : first.message.toLowerCase());
+    throw invalid(at, `${name}: ${message}, got ${show(first.value)}`);
   }
   return value as T;
 }
 
-/** A value as an error message shows it: JSON, at most 60 characters. */
+/** What a schema accepts, in words: "a string of at most 256 characters, or null" for TypeBox's "Expected union value". */
+export function expectedOf(schema: TSchema): string {
+  if (schema.anyOf) return (schema.anyOf as TSchema[]).map(expectedOf).join(', or ');
+  if (schema.const !== undefined) return schema.const === '' ? '""' : JSON.stringify(schema.const);
+  const range = (lo: unknown, hi: unknown, unit = '') =>
+    lo !== undefined && hi !== undefined ? ` from ${lo} to ${hi}${unit}` : hi !== undefined ? ` of at most ${hi}${unit}` : lo !== undefined ? ` of at least ${lo}${unit}` : '';
+  switch (schema.type) {
+    case 'string': return `a string${range(schema.minLength, schema.maxLength, ' characters')}`;
+    case 'integer': return `an integer${range(schema.minimum, schema.maximum)}`;
+    case 'number': return `a number${range(schema.minimum, schema.maximum)}`;
+    case 'boolean': return 'a boolean';
+    case 'null': return 'null';
+    case 'object': return 'an object';
+    case 'array': return 'an array';
+    default: return 'a value of another kind';
+  }
+}
+
+/** Characters of a value an error message shows. */
+const SHOWN = 60;
+
+/**
+ * A value as an error message shows it: JSON, at most SHOWN characters. Written only as far as
+ * shown: a 5 MB string is not copied whole, and an object nested 10,000 deep (JSON.stringify
+ * throws RangeError there) is a 400 like any other, not a 500.
+ */
 export function show(value: unknown): string {
   if (value === undefined) return 'nothing';
-  const s = JSON.stringify(value);
-  return s === undefined ? String(value) : s.length > 60 ? s.slice(0, 57) + '...' : s;
+  const s = preview(value, SHOWN + 1);
+  return s.length > SHOWN ? s.slice(0, SHOWN - 3) + '...' : s;
+}
+
+/** JSON of `v`, stopped once `room` characters are written (so it recurses at most `room` deep). */
+function preview(v: unknown, room: number): string {
+  if (typeof v === 'string') return JSON.stringify(v.length > room ? v.slice(0, room) : v);
+  if (Array.isArray(v)) {
+    let s = '[';
+    for (let i = 0; i < v.length && s.length < room; i++) s += (i ? ',' : '') + preview(v[i], room - s.length);
+    return s.length < room ? s + ']' : s;
+  }
+  if (v !== null && typeof v === 'object') {
+    let s = '{';
+    for (const k in v) {
+      if (s.length >= room) break;
+      s += (s.length > 1 ? ',' : '') + preview(k, room - s.length) + ':';
+      s += preview((v as Record<string, unknown>)[k], room - s.length);
+    }
+    return s.length < room ? s + '}' : s;
+  }
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s;
 }
 
 /** What a JSON value is, in words, for "expected …, got …": `null`, an array, a number, a string. */

@@ -5,7 +5,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DwellError, invalid } from '../errors.js';
 import { stampMs } from '../time/stamp.js';
-import { jsonObject } from './check.js';
+import { jsonObject, show as showValue } from './check.js';
 import {
   LIMITS, StructuredRequest, UnstructuredRequest,
   type DetectRequest, type Signal,
@@ -135,12 +135,11 @@ function describe(path: string): string {
   return path === '' ? 'request' : path.slice(path.lastIndexOf('/') + 1);
 }
 
+/** As check.ts shows a value, but an array by its length (a detection's arrays are long). */
 function show(value: unknown): string {
-  if (value === undefined) return 'nothing';
   if (typeof value === 'number' && !Number.isFinite(value)) return String(value);
   if (Array.isArray(value)) return `an array of ${value.length}`;
-  const s = JSON.stringify(value);
-  return s === undefined ? String(value) : s.length > 60 ? s.slice(0, 57) + '...' : s;
+  return showValue(value);
 }
 
 export { DwellError };

@@ -79,6 +79,28 @@ test('400 invalid_request: custom_data nested 200,000 deep is refused, not a 500
   assert.equal(r.body.error.path, '/custom_data');
 });
 
+test('400 invalid_request: metadata nested 20,000 deep, on a geofence, a place trigger and an import line, is refused, not a 500', async () => {
+  const deep = '{"a":'.repeat(20_000) + '1' + '}'.repeat(20_000);
+  const fences = `/v2/apps/${dwell.app.app_key}/geofences`;
+  const json = (text: string) => ({ method: 'POST', raw: Buffer.from(text), gzip: false, headers: { 'content-type': 'application/json' } });
+  const fence = await signed(dwell.url, dwell.app, `${fences}/create`, undefined, json(`{"location":{"lat":43.7,"long":7.4,"radius":50},"ttl":0,"metadata":${deep}}`));
+  assert.deepEqual([fence.status, fence.body.error?.path], [400, '/metadata/a'], JSON.stringify(fence.body));
+  const trigger = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/place-triggers/create`, undefined, json(`{"brand":"Monoprix","metadata":${deep}}`));
+  assert.deepEqual([trigger.status, trigger.body.error?.path], [400, '/metadata/a'], JSON.stringify(trigger.body));
+  const line = await signed(dwell.url, dwell.app, `${fences}/import`, undefined,
+    { method: 'POST', raw: Buffer.from(`{"location":{"lat":43.7,"long":7.4,"radius":50},"ttl":0,"metadata":${deep}}\n`), gzip: false, headers: { 'content-type': 'application/x-ndjson' } });
+  assert.equal(line.status, 200, JSON.stringify(line.body));
+  assert.deepEqual(line.body.errors.map((e: { line: number; code: string }) => [e.line, e.code]), [[1, 'invalid_request']]);
+});
+
+test('400 invalid_request: a value that is one of several kinds says which, and shows at most 60 characters of what arrived', async () => {
+  const r = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/place-triggers/create`, { brand: 'x'.repeat(1 << 20), radius: 20 });
+  assert.equal(r.status, 400, JSON.stringify(r.body).slice(0, 300));
+  assert.match(r.body.error.message, /^brand: expected a string from 1 to 256 characters, or "", or null, got "x{56}\.\.\.$/);
+  const radius = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/place-triggers/create`, { brand: 'Monoprix', radius: -1 });
+  assert.equal(radius.body.error.message, 'radius: expected a number from 10 to 1000, or null, got -1');
+});
+
 test('400 invalid_json: NaN, truncated JSON, invalid UTF-8, a bare array', async () => {
   for (const raw of ['{"data": NaN}', '{"events": [', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]) {
     const r = await signed(dwell.url, dwell.app, '/v1/detect', undefined, { raw: gzipSync(raw) });
