@@ -55,3 +55,11 @@ test('a body that is not a JSON object is 400 invalid_json saying what arrived',
   const explain = await admin(dwell.url, `/admin/apps/${dwell.app.app_key}/explain`, { body: 'null' });
   assert.deepEqual([...codeOf(explain), explain.body.error.message], [400, 'invalid_json', 'expected a JSON object, got null']);
 });
+
+test('a field that is one of several values says which, and what arrived', async () => {
+  const r = await admin(dwell.url, `/admin/apps/${dwell.app.app_key}`, { method: 'PATCH', body: { integrity: 'bogus' } });
+  assert.deepEqual([...codeOf(r), r.body.error.path, r.body.error.message], [400, 'invalid_request', '/integrity', '/integrity: expected "flag", or "drop", got "bogus"']);
+  const events = await admin(dwell.url, `/admin/apps/${dwell.app.app_key}`, { method: 'PATCH', body: { delivery: { method: 'sync', events: ['visit', 'nope'] } } });
+  assert.deepEqual([events.status, events.body.error.path], [400, '/delivery/events/1']);
+  assert.match(events.body.error.message, /expected "visit", or "transit", or "geofence", or "place", or "region", got "nope"$/);
+});
