@@ -114,6 +114,23 @@ export function stateContract(open: () => Promise<Pair>, opts: ContractOptions =
     await until('the drop to reach the other node', () => p.a.learned.peek(key) === undefined);
   });
 
+  test(named('learned: what a node was still learning for an app when the app was deleted is never stored'), async () => {
+    await ready;
+    const gone = ['kp', 'ak_gone', ''] as const, kept = ['kp', 'ak_kept', ''] as const, later = ['kp', 'ak_kept', 'later'] as const;
+    await p.a.apps.put(app('ak_gone'));
+    await p.a.apps.put(app('ak_kept'));
+    // Learned on node a (in the cluster: held for a's window), then the app deleted through node b.
+    await p.a.learned.merge<number[]>(gone, () => [1]);
+    await p.a.learned.merge<number[]>(kept, () => [1]);
+    assert.equal(await p.b.apps.remove('ak_gone'), true);
+    await p.b.learned.dropApp('ak_gone');
+    // Learned after the deletion: once b reads it, every window before it has been written.
+    await p.a.learned.merge<number[]>(later, () => [1]);
+    await until('what was learned after the deletion to reach node b', () => p.b.learned.peek(later) !== undefined && p.b.learned.peek(kept) !== undefined);
+    assert.equal(p.b.learned.peek(gone), undefined, 'the deleted app\'s learning was stored after its deletion');
+    await until('node a to hold none of it either', () => p.a.learned.peek(gone) === undefined);
+  });
+
   test(named('fences: one node writes, the other reads, lists, watches; expiry is decided at read time'), async () => {
     await ready;
     const seen = new Map<string, StoredGeofence | undefined>();

@@ -10,7 +10,7 @@ import { randomBytes } from 'node:crypto';
 import type { KV } from '@nats-io/kv';
 import type { StateKit } from '../types.js';
 import { connectNats, type NatsState } from './connect.js';
-import { bucket } from './kv.js';
+import { bucket, guard } from './kv.js';
 import { natsApps } from './apps.js';
 import { natsUsers } from './users.js';
 import { natsLearned } from './learned.js';
@@ -52,7 +52,14 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
   ]);
   // One copy of the learned values per process, followed by its main thread: see learned.ts.
   const lease = natsLease(leases, `${name}-${randomBytes(4).toString('hex')}`);
-  const learnedState = natsLearned(learned, ns.nc, lease);
+  // The learned writer skips the sums of apps deleted meanwhile (one read an app a window): an
+  // app's key whose last entry is a delete marker. One never stored (tests of the learned tables
+  // alone) counts as live.
+  const live = async (app: string) => {
+    const e = await guard(() => apps.get(app));
+    return !(e && (e.operation === 'DEL' || e.operation === 'PURGE'));
+  };
+  const learnedState = natsLearned(learned, ns.nc, lease, live);
   return {
     kind: 'nats',
     ns,

@@ -22,7 +22,7 @@ import { log } from '../../log.js';
 import { plusOf } from '../../learned/sums.js';
 import type { LeaseState } from '../types.js';
 import { kindOf, type Change, type LearnedCopy } from './learned-copy.js';
-import { WINDOW_MS, writeSums, type Sum } from './learned-flush.js';
+import { WINDOW_MS, writeSums, type AppLive, type Sum } from './learned-flush.js';
 import { monotonicMs } from '../../time/wall.js';
 
 const SUMS = 'dwell.learned.sums';
@@ -63,7 +63,8 @@ export interface Fleet {
   stop(): Promise<void>;
 }
 
-export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy: LearnedCopy, windowMs = WINDOW_MS): Fleet {
+/** `live`: whether an app still exists; the writer drops the sums of deleted apps (learned-flush.ts). */
+export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy: LearnedCopy, live?: AppLive, windowMs = WINDOW_MS): Fleet {
   const node = randomBytes(6).toString('hex');
   let batchNo = 0;
   /** Sums handed on, by batch, until the writer's changes hold them. */
@@ -133,7 +134,7 @@ export function fleetWriter(kv: KV, nc: NatsConnection, lease: LeaseState, copy:
       const l = byKey.get(o.key);
       byKey.set(o.key, l ? { ...l, delta: plusOf(kindOf(o.key))(l.delta, o.delta) ?? l.delta } : o);
     }
-    const { changes, failed, error } = await writeSums(kv, [...byKey.values()], (s, c) => { if (mine.has(s.key)) copy.landed(s.key, c ? { revision: c.revision, value: c.value } : 'settled'); });
+    const { changes, failed, error } = await writeSums(kv, [...byKey.values()], (s, c) => { if (mine.has(s.key)) copy.landed(s.key, c ? { revision: c.revision, value: c.value } : 'settled'); }, live);
     for (const f of failed) {
       if (mine.has(f.key)) copy.landed(f.key, 'failed');
       // Others' part of a failed sum waits for the next window here.

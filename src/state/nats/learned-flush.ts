@@ -40,7 +40,30 @@ async function writeOne(kv: KV, w: Sum): Promise<Change | undefined> {
 }
 
 /** Writes every sum; answers what was stored and what could not be (to try again), with the first error. */
-export async function writeSums(kv: KV, sums: readonly Sum[], done: (s: Sum, c: Change | undefined) => void): Promise<{ changes: Change[]; failed: Sum[]; error?: unknown }> {
+/** Whether an app still exists (its record is stored): learning of a deleted app is not written. */
+export type AppLive = (app: string) => Promise<boolean>;
+
+/** The app of a learned key (`<kind>.<app>.<rest>`, as dropApp's filter reads it). */
+const appOf = (key: string) => key.split('.', 2)[1] ?? '';
+
+/**
+ * Sums of apps that no longer exist are dropped, answered as settled: a node's window (and the
+ * writer's) can still hold an app's learning when the app is deleted, and written after its
+ * deletion it would stay for ever under a key nobody owns. A failed check keeps the sum.
+ */
+async function ofLiveApps(sums: readonly Sum[], live: AppLive, done: (s: Sum, c: Change | undefined) => void): Promise<Sum[]> {
+  const apps = new Map<string, Promise<boolean>>();
+  for (const s of sums) { const a = appOf(s.key); if (!apps.has(a)) apps.set(a, live(a).catch(() => true)); }
+  const gone = new Set<string>();
+  for (const [a, p] of apps) if (!(await p)) gone.add(a);
+  if (!gone.size) return sums as Sum[];
+  const kept: Sum[] = [];
+  for (const s of sums) { if (gone.has(appOf(s.key))) done(s, undefined); else kept.push(s); }
+  return kept;
+}
+
+export async function writeSums(kv: KV, all: readonly Sum[], done: (s: Sum, c: Change | undefined) => void, live?: AppLive): Promise<{ changes: Change[]; failed: Sum[]; error?: unknown }> {
+  const sums = live ? await ofLiveApps(all, live, done) : all;
   const changes: Change[] = [];
   const failed: Sum[] = [];
   let error: unknown;

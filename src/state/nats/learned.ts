@@ -31,6 +31,7 @@ import type { LearnedKey, LearnedState, LeaseState } from '../types.js';
 import { decode, follow, guard, keysOf, READY_WINDOW_MS, token } from './kv.js';
 import { DwellError } from '../../errors.js';
 import { monotonicMs } from '../../time/wall.js';
+import type { AppLive } from './learned-flush.js';
 import { LearnedCopy, type Change } from './learned-copy.js';
 import { fleetWriter } from './learned-fleet.js';
 
@@ -47,10 +48,11 @@ export interface NatsLearned extends LearnedState {
 const processCopy = path.join(tmpdir(), `dwell-learned-${process.pid}`);
 let hubs = 0;
 
-export function natsLearned(kv: KV, nc: NatsConnection, lease: LeaseState): NatsLearned {
-  if (isMainThread) return hub(kv, nc, lease, hubs++ ? `${processCopy}-${hubs}` : processCopy);
+/** `live`: whether an app still exists (its learning is not written after its deletion: learned-flush.ts). */
+export function natsLearned(kv: KV, nc: NatsConnection, lease: LeaseState, live?: AppLive): NatsLearned {
+  if (isMainThread) return hub(kv, nc, lease, hubs++ ? `${processCopy}-${hubs}` : processCopy, live);
   // A thread of a process whose main thread keeps no copy (no server around it) keeps its own.
-  if (!existsSync(processCopy)) return hub(kv, nc, lease, `${processCopy}-t${threadId}`);
+  if (!existsSync(processCopy)) return hub(kv, nc, lease, `${processCopy}-t${threadId}`, live);
   return reader(kv, new LearnedCopy(processCopy, false), null);
 }
 
@@ -59,10 +61,10 @@ export function natsLearned(kv: KV, nc: NatsConnection, lease: LeaseState): Nats
  * given every value), then keeps it current from the fleet's changes and hands on what the
  * node's threads learn (learned-fleet.ts).
  */
-function hub(kv: KV, nc: NatsConnection, lease: LeaseState, at: string): NatsLearned {
+function hub(kv: KV, nc: NatsConnection, lease: LeaseState, at: string, live?: AppLive): NatsLearned {
   const copy = new LearnedCopy(at, true);
   // Listening before the fill: a change made meanwhile is kept either way (by revision).
-  const fleet = fleetWriter(kv, nc, lease, copy);
+  const fleet = fleetWriter(kv, nc, lease, copy, live);
   let batch: Change[] = [];
   const applyBatch = () => { const b = batch; batch = []; if (b.length) copy.apply(b); };
   const f = follow(kv, (e) => {
