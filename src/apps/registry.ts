@@ -20,6 +20,7 @@ import { Keyring } from '../secrets/keyring.js';
 import { unlock, type SealedStore } from '../secrets/unlock.js';
 import { AppVault, checkedKey, fixedKey } from './vault.js';
 import { clock } from '../time/clock.js';
+import { InFlight } from './in-flight.js';
 
 export interface RegistryOptions {
   secretGraceS: number;
@@ -50,6 +51,8 @@ export class AppRegistry {
   private readonly stopWatch: () => void;
   /** Resolves once the Map holds every app stored when the registry opened. */
   readonly ready: Promise<void>;
+  /** Each app's signed requests being handled on this node (server/signed.ts), which its deletion waits for. */
+  readonly inFlight = new InFlight();
 
   /** `where`: the apps' state, or a data directory (the embedded apps.mdb there, secrets clear: tests and benchmarks). */
   constructor(where: string | AppsState, private readonly opts: RegistryOptions, vault?: AppVault) {

@@ -14,6 +14,8 @@ export interface DeletedApp { users: number; learned: number; geofences: number;
 
 export async function deleteApp(apps: AppRegistry, s: PrivacyKinds, app: string): Promise<DeletedApp | null> {
   const known = await apps.delete(app);
+  // The app's requests already past their signature store what they detected: removed below with the rest.
+  await apps.inFlight.drained(app);
   const out: DeletedApp = { ...await s.records.deleteApp(app), triggers: 0, recent_detections: 0, beacons: 0, place_triggers: 0 };
   if (s.beacons) out.beacons = await s.beacons.deleteApp(app);
   if (s.placeTriggers) out.place_triggers = await s.placeTriggers.dropApp(app);

@@ -16,6 +16,7 @@ import { emptyBody, MAX_SENT_BYTES, readBody, type RawBody } from '../http/body.
 import type { Exchange, Reply } from '../http/reply.js';
 import type { RateLimiter } from './rate-limit.js';
 import type { Replays } from './replays.js';
+import { DwellError } from '../errors.js';
 
 export interface SignedDeps { apps: AppRegistry; replays: Replays; limiter: RateLimiter }
 
@@ -80,9 +81,17 @@ function run(ex: Exchange, deps: SignedDeps, handler: SignedHandler, read: boole
       checkSignature(deps.apps.liveSecrets(app), stringToSign(ex.header('x-timestamp'), ex.method, ex.pathAndQuery, body.sha256), signature);
       if (!read) deps.replays.check(app.app_key, signature);
       deps.limiter.take(app.app_key);
-      // Stored before anything is acted upon, so a restart cannot make the request new again.
-      if (!read) await deps.replays.record(app.app_key, signature, Number(ex.header('x-timestamp')));
-      return handler(ex, app, body);
+      // Counted before the app is looked up again: an app deleted from here on waits for this
+      // request (apps/in-flight.ts); one deleted while the body was read is refused.
+      deps.apps.inFlight.enter(app.app_key);
+      try {
+        if (!deps.apps.get(app.app_key)) throw new DwellError('unknown_app', 'unknown app key');
+        // Stored before anything is acted upon, so a restart cannot make the request new again.
+        if (!read) await deps.replays.record(app.app_key, signature, Number(ex.header('x-timestamp')));
+        return await handler(ex, app, body);
+      } finally {
+        deps.apps.inFlight.leave(app.app_key);
+      }
     })
     .then((reply) => ex.send(reply), (err) => ex.fail(err));
 }

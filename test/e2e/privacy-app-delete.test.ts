@@ -58,3 +58,18 @@ test('dwell apps delete removes the app and what is stored for it; another app i
     assert.deepEqual(ex.body.users[0].geofence_presence.inside_geofences, [keptFence]);
   });
 });
+
+test('an app deleted while its detections are in flight keeps nothing: deleting it again finds nothing left', async () => {
+  await withDwellApp({}, async (dwell) => {
+    const app = dwell.app;
+    const sent = Array.from({ length: 120 }, (_, i) => signed(dwell.url, app, '/v1/detect', visit(`ad-${i}`)));
+    // Once the first answers, the rest are being read, queued or detected.
+    await Promise.race(sent);
+    const del = await fetch(`${dwell.url}/admin/apps/${app.app_key}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.equal(del.status, 200, await del.text());
+    const answers = await Promise.all(sent);
+    for (const r of answers) assert.ok(r.status === 200 || (r.status === 401 && r.body.error.code === 'unknown_app'), `${r.status} ${JSON.stringify(r.body)}`);
+    const again = await fetch(`${dwell.url}/admin/apps/${app.app_key}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.equal(again.status, 404, `what was stored after the deletion: ${await again.text()}`);
+  });
+});
