@@ -139,13 +139,19 @@ export class NatsOutbox implements TriggerQueue {
     return () => this.wakeups.delete(wake);
   }
 
-  /** Purges by subject filter on both streams: one request each, whatever the number of triggers. */
+  /**
+   * The pending ones deleted one by one, the dead ones purged by subject filter. Not a filtered
+   * purge of the live queue: on nats-server 2.9 it also dropped other users' triggers waiting in
+   * the delivery consumer for their retry (a filtered purge moves the consumer past every
+   * sequence below the stream's new first one), so they were never sent again.
+   */
   async eraseUser(app: string, user: string): Promise<Removed> {
-    const [p, d] = await Promise.all([
-      this.s.jsm.streams.purge(OUTBOX_STREAM, { filter: userFilter('outbox', app, user) }),
-      this.s.jsm.streams.purge(DEAD_STREAM, { filter: userFilter('dead', app, user) }),
-    ]);
-    return { pending: p.purged, dead: d.purged };
+    let pending = 0;
+    const seqs: number[] = [];
+    for await (const m of scan(this.s.jsm, OUTBOX_STREAM, userFilter('outbox', app, user))) seqs.push(m.seq);
+    for (const seq of seqs) if (await this.s.jsm.streams.deleteMessage(OUTBOX_STREAM, seq, false).catch(gone)) pending++;
+    const d = await this.s.jsm.streams.purge(DEAD_STREAM, { filter: userFilter('dead', app, user) });
+    return { pending, dead: d.purged };
   }
 
   /** Everything of the app goes at once, whatever `max`: the next call answers 0. */
@@ -187,4 +193,10 @@ export class NatsOutbox implements TriggerQueue {
       this.stats = { pending: o.state.messages, dead: d.state.messages, firstAt: o.state.first_ts ? Date.parse(o.state.first_ts) : 0 };
     } catch { /* unreachable: the gauges keep their last values */ }
   }
+}
+
+/** A message deleted meanwhile (delivered and acked) is not an error of the erase; anything else is. */
+function gone(err: unknown): false {
+  if ((err as { code?: number })?.code === 10037 || /no message found/i.test(String((err as Error)?.message ?? err))) return false;
+  throw err;
 }
