@@ -62,3 +62,38 @@ test('a postback app\'s pending triggers of an erased user never arrive; another
     fs.rmSync(dwell.dataDir, { recursive: true, force: true });
   }
 });
+
+test('a deleted app\'s pending triggers never arrive; another app\'s, waiting for their retry, do', async () => {
+  let healthy = false;
+  const arrivals: Array<{ path: string; ok: boolean }> = [];
+  const receiver = http.createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      // The signature travels in the query (contract §3): the path alone says which app's hook it is.
+      arrivals.push({ path: (req.url ?? '').split('?')[0], ok: healthy });
+      res.writeHead(healthy ? 200 : 503).end();
+    });
+  });
+  await new Promise<void>((r) => receiver.listen(0, '127.0.0.1', r));
+  const dwell = await startDwell();
+  try {
+    const base = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`;
+    const gone = await createApp(dwell.url, { method: 'postback', url: `${base}/gone` });
+    const kept = await createApp(dwell.url, { method: 'postback', url: `${base}/kept` });
+    for (const app of [kept, gone]) {
+      const r = await signed(dwell.url, app, '/v1/detect', { ...visitRequest(), advertising_id: 'ad-1' });
+      assert.equal(r.status, 202, JSON.stringify(r.body));
+    }
+    await until('a failed attempt for each app', () => ['/gone', '/kept'].every((p) => arrivals.some((a) => a.path === p)));
+    const del = await fetch(`${dwell.url}/admin/apps/${gone.app_key}`, { method: 'DELETE', headers: { authorization: `Bearer ${ADMIN_TOKEN}` } });
+    assert.equal(del.status, 200, await del.text());
+    healthy = true;
+    await until('the kept app\'s triggers delivered', () => arrivals.some((a) => a.ok && a.path === '/kept'));
+    assert.deepEqual(arrivals.filter((a) => a.ok && a.path === '/gone'), [], 'no trigger of the deleted app arrived');
+  } finally {
+    await dwell.stop();
+    receiver.closeAllConnections();
+    await new Promise((r) => receiver.close(r));
+    fs.rmSync(dwell.dataDir, { recursive: true, force: true });
+  }
+});

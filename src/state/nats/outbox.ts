@@ -154,13 +154,19 @@ export class NatsOutbox implements TriggerQueue {
     return { pending, dead: d.purged };
   }
 
-  /** Everything of the app goes at once, whatever `max`: the next call answers 0. */
-  async deleteApp(app: string): Promise<number> {
-    const [p, d] = await Promise.all([
-      this.s.jsm.streams.purge(OUTBOX_STREAM, { filter: appFilter('outbox', app) }),
-      this.s.jsm.streams.purge(DEAD_STREAM, { filter: appFilter('dead', app) }),
-    ]);
-    return p.purged + d.purged;
+  /**
+   * At most `max` pending triggers deleted one by one (as eraseUser, so other apps' retries stay
+   * queued), then the dead ones purged by subject filter; the caller calls again until 0.
+   */
+  async deleteApp(app: string, max = 2000): Promise<number> {
+    const seqs: number[] = [];
+    for await (const m of scan(this.s.jsm, OUTBOX_STREAM, appFilter('outbox', app), max)) seqs.push(m.seq);
+    let n = 0;
+    for (const seq of seqs) if (await this.s.jsm.streams.deleteMessage(OUTBOX_STREAM, seq, false).catch(gone)) n++;
+    // A batch that deleted pending ones is followed by another call: the dead go once none is left.
+    if (n > 0) return n;
+    const d = await this.s.jsm.streams.purge(DEAD_STREAM, { filter: appFilter('dead', app) });
+    return d.purged;
   }
 
   purgeDead(cutoff: number, max: number): Promise<number> {
