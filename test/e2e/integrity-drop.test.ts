@@ -11,8 +11,7 @@ import { createApp, signed, type TestApp } from '../helpers/client.js';
 import { TEST_CLOCK, advance } from '../helpers/clock.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 import { holdingReceiver } from '../helpers/dwell-cli.js';
-import { scrape } from '../helpers/scrape.js';
-import { parseExposition } from '../helpers/prom-text.js';
+import { counterSum } from '../helpers/scrape.js';
 import { S3RVER_KEYS, listKeys, readObject, startS3, until, type LocalS3 } from '../bucket-helpers.js';
 
 let s3: LocalS3;
@@ -37,7 +36,7 @@ function request(user: string) {
 
 const pending = async (app: TestApp) =>
   ((await (await fetch(`${dwell.url}/admin/apps/${app.app_key}/deliveries?status=pending`, { headers: { authorization: `Bearer ${ADMIN_TOKEN}` } })).json()) as { count: number }).count;
-const dropped = async () => parseExposition(await scrape(dwell.url)).samples.find((s) => s.name === 'dwell_integrity_dropped_total')?.value ?? 0;
+const dropped = () => counterSum(dwell, 'dwell_integrity_dropped_total');
 
 test('postback: with "drop" the visit that did not pass is not posted; with "flag" it is, with its flags', async () => {
   const rx = holdingReceiver();

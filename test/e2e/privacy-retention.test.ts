@@ -14,7 +14,7 @@ import { RetentionSweeper } from '../../src/privacy/retention.js';
 import { eraseUsers } from '../../src/privacy/erase.js';
 import { DAY_MS } from '../../src/users/touch.js';
 import { startDwell, tempDir } from '../helpers/server.js';
-import { scrape } from '../helpers/scrape.js';
+import { counterSum } from '../helpers/scrape.js';
 import { createApp, signed } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
@@ -116,11 +116,7 @@ test('the server deletes users after DWELL_USER_RETENTION_DAYS on its clock, and
     await until('the second user swept', async () => !(await stored('after')));
     // The sweep thread reports a batch's counts after its transaction commits: the count follows
     // the deletion. Each node counts what it swept (a cluster's sweeps are shared): summed over them.
-    const removed = async () => {
-      let n = 0;
-      for (const node of dwell.nodes ?? [dwell]) n += Number(/dwell_retention_removed_total\{kind="users"\} (\d+)\n/.exec(await scrape(node.url))?.[1] ?? 0);
-      return n;
-    };
+    const removed = () => counterSum(dwell, 'dwell_retention_removed_total', { kind: 'users' });
     await until('both users counted in /metrics', async () => (await removed()) === 2);
     assert.equal(await removed(), 2);
   } finally {
