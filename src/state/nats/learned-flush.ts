@@ -39,7 +39,6 @@ async function writeOne(kv: KV, w: Sum): Promise<Change | undefined> {
   throw new Error(`learned value ${w.key} still conflicting after ${MAX_ROUNDS} rounds`);
 }
 
-/** Writes every sum; answers what was stored and what could not be (to try again), with the first error. */
 /** Whether an app still exists (its record is stored): learning of a deleted app is not written. */
 export type AppLive = (app: string) => Promise<boolean>;
 
@@ -62,6 +61,10 @@ async function ofLiveApps(sums: readonly Sum[], live: AppLive, done: (s: Sum, c:
   return kept;
 }
 
+/**
+ * Writes every sum of a live app (`live`: absent, every sum); answers what was stored and what
+ * could not be (to try again), with the first error.
+ */
 export async function writeSums(kv: KV, all: readonly Sum[], done: (s: Sum, c: Change | undefined) => void, live?: AppLive): Promise<{ changes: Change[]; failed: Sum[]; error?: unknown }> {
   const sums = live ? await ofLiveApps(all, live, done) : all;
   const changes: Change[] = [];

@@ -146,10 +146,9 @@ export class NatsOutbox implements TriggerQueue {
    * sequence below the stream's new first one), so they were never sent again.
    */
   async eraseUser(app: string, user: string): Promise<Removed> {
-    let pending = 0;
     const seqs: number[] = [];
     for await (const m of scan(this.s.jsm, OUTBOX_STREAM, userFilter('outbox', app, user))) seqs.push(m.seq);
-    for (const seq of seqs) if (await this.s.jsm.streams.deleteMessage(OUTBOX_STREAM, seq, false).catch(gone)) pending++;
+    const pending = await this.deleteEach(seqs);
     const d = await this.s.jsm.streams.purge(DEAD_STREAM, { filter: userFilter('dead', app, user) });
     return { pending, dead: d.purged };
   }
@@ -161,12 +160,21 @@ export class NatsOutbox implements TriggerQueue {
   async deleteApp(app: string, max = 2000): Promise<number> {
     const seqs: number[] = [];
     for await (const m of scan(this.s.jsm, OUTBOX_STREAM, appFilter('outbox', app), max)) seqs.push(m.seq);
-    let n = 0;
-    for (const seq of seqs) if (await this.s.jsm.streams.deleteMessage(OUTBOX_STREAM, seq, false).catch(gone)) n++;
+    const n = await this.deleteEach(seqs);
     // A batch that deleted pending ones is followed by another call: the dead go once none is left.
     if (n > 0) return n;
     const d = await this.s.jsm.streams.purge(DEAD_STREAM, { filter: appFilter('dead', app) });
     return d.purged;
+  }
+
+  /** Deletes these pending triggers, DELETES_IN_FLIGHT at a time; answers how many were still there. */
+  private async deleteEach(seqs: readonly number[]): Promise<number> {
+    let next = 0, deleted = 0;
+    const lane = async () => {
+      while (next < seqs.length) if (await this.s.jsm.streams.deleteMessage(OUTBOX_STREAM, seqs[next++], false).catch(gone)) deleted++;
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, seqs.length) }, lane));
+    return deleted;
   }
 
   purgeDead(cutoff: number, max: number): Promise<number> {
@@ -200,6 +208,9 @@ export class NatsOutbox implements TriggerQueue {
     } catch { /* unreachable: the gauges keep their last values */ }
   }
 }
+
+/** Deletes of pending triggers in flight at once (an app's thousands take seconds, not a round trip each in turn). */
+const DELETES_IN_FLIGHT = 64;
 
 /** A message deleted meanwhile (delivered and acked) is not an error of the erase; anything else is. */
 function gone(err: unknown): false {
