@@ -3,7 +3,7 @@
  * instructions (callgrind, as bench:instructions counts them: the same on a busy machine):
  *
  *   npm run bench:integrity-cost -- --without DIR2 [--bodies 30] [--warmup 6] [--rounds 2]
- *     [--venues V.jsonl.gz --requests SET_DIR [--limit 300] [--passes 3]] [--no-doc]
+ *     [--venues V.jsonl.gz --requests SET_DIR [--limit 300] [--passes 3]] [--keep DIR [--reuse]] [--no-doc]
  *
  * bench:instructions runs twice: in this checkout, and in DIR2, a copy of it whose `checkSignals`
  * (src/integrity/check.ts) returns at once with no flags, built with `npx tsc -p .`. The share is
@@ -17,9 +17,13 @@
  * seen before, each one a read of the learned tables that finds nothing. With --venues and
  * --requests the same comparison runs on vdsim traffic too (integrity-task.ts: the first --limit
  * requests of the set, --passes passes under new user ids, the first left out as warm-up).
+ * --keep DIR keeps each run's dumps and perf map (DIR/{with,without}-{http,vdsim}) to be read by
+ * function afterwards (lib/callgrind.ts): where a difference between the builds lies. With
+ * --reuse, a kept run of DIR2 is read again instead of run (the stub does not change while this
+ * checkout does: half the time of a before/after measure).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -29,51 +33,67 @@ import { writePerformanceSection } from './lib/perf-doc.js';
 import { benchFlags, die } from '../src/devkit/flags.js';
 import { runImport } from '../src/venues/import/build.js';
 
-const USAGE = 'npm run bench:integrity-cost -- --without DIR2 [--bodies 30] [--warmup 6] [--rounds 2] [--no-doc]';
-const flag = benchFlags({ without: 'string', bodies: 'string', warmup: 'string', rounds: 'string', venues: 'string', requests: 'string', limit: 'string', passes: 'string', 'no-doc': 'boolean' }, USAGE);
+const USAGE = 'npm run bench:integrity-cost -- --without DIR2 [--bodies 30] [--warmup 6] [--rounds 2] [--keep DIR [--reuse]] [--no-doc]';
+const flag = benchFlags({ without: 'string', bodies: 'string', warmup: 'string', rounds: 'string', venues: 'string', requests: 'string', limit: 'string', passes: 'string', keep: 'string', reuse: 'boolean', 'no-doc': 'boolean' }, USAGE);
 const say = (s: string) => process.stderr.write(`[bench:integrity-cost] ${s}\n`);
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const without = flag.str('without', '');
 if (!without) die(`usage: ${USAGE}`);
 const bodies = flag.num('bodies', 30), warmup = flag.num('warmup', 6), rounds = flag.num('rounds', 2);
+const keep = flag.has('keep') ? path.resolve(flag.str('keep', '')) : undefined;
+/** A kept, complete run of this label to read again (--reuse: the stub's only). */
+const reused = (label: string) => !!keep && flag.has('reuse') && label.startsWith('without-') && existsSync(path.join(keep, label, 'perf.map'));
+/** A run's directory: under --keep, kept by its label; else a temporary one. */
+const runDir = (label: string) => {
+  if (!keep) return mkdtempSync(path.join(tmpdir(), 'dwell-integrity-cost-'));
+  if (reused(label)) { say(`reading the kept run ${path.join(keep, label)}`); return path.join(keep, label); }
+  const d = path.join(keep, label);
+  rmSync(d, { recursive: true, force: true });
+  mkdirSync(d, { recursive: true });
+  return d;
+};
 
 /** bench:instructions of the checkout at `root`, its dumps kept: the measured passes added up, JIT code named. */
-function measure(root: string): CgDump {
-  const dir = mkdtempSync(path.join(tmpdir(), 'dwell-integrity-cost-'));
+function measure(root: string, label: string): CgDump {
+  const dir = runDir(label);
   try {
-    say(`bench:instructions in ${root}`);
-    const r = spawnSync(process.execPath, [path.join(root, 'dist/bench/instructions.js'), '--bodies', String(bodies), '--warmup', String(warmup), '--rounds', String(rounds), '--keep', dir, '--no-doc'],
-      { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
-    if (r.status !== 0) throw new Error(`bench:instructions in ${root} exited ${r.status}: ${r.stderr.slice(-2000)}`);
+    if (!reused(label)) {
+      say(`bench:instructions in ${root}`);
+      const r = spawnSync(process.execPath, [path.join(root, 'dist/bench/instructions.js'), '--bodies', String(bodies), '--warmup', String(warmup), '--rounds', String(rounds), '--keep', dir, '--no-doc'],
+        { cwd: root, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
+      if (r.status !== 0) throw new Error(`bench:instructions in ${root} exited ${r.status}: ${r.stderr.slice(-2000)}`);
+    }
     const passes = readdirSync(dir).filter((f) => /^cg\.out\.\d+$/.test(f)).map((f) => Number(f.split('.')[2])).filter((n) => n % 2 === 0).sort((a, b) => a - b);
     const dump = addDumps(passes.slice(warmup).map((n) => readDump(path.join(dir, `cg.out.${n}`))));
     nameJit(dump, readPerfMap(path.join(dir, 'perf.map')));
     return dump;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 
 /** The driver (integrity-task.ts) of the checkout at `root` under callgrind as bench:instructions runs it: the measured passes added up. */
-function measureVdsim(root: string, store: string, set: string, limit: number, passes: number): CgDump {
-  const dir = mkdtempSync(path.join(tmpdir(), 'dwell-integrity-cost-'));
+function measureVdsim(root: string, label: string, store: string, set: string, limit: number, passes: number): CgDump {
+  const dir = runDir(label);
   try {
-    say(`integrity-task in ${root} (${limit} requests, ${passes} passes)`);
-    const args = ['--tool=callgrind', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, '--dump-before=uv_getrusage', '--toggle-collect=v8::internal::Runtime_Compile*', '--collect-atstart=yes',
-      // Fixed hash and random seeds: Map layouts and Math.random the same in both builds' runs.
-      process.execPath, '--single-threaded', '--expose-gc', '--interrupt-budget=16384', '--hash-seed=1', '--random-seed=1', '--perf-basic-prof', '--interpreted-frames-native-stack',
-      path.join(ROOT, 'dist/bench/integrity-task.js'), '--root', root, '--venues', store, '--requests', set, '--limit', String(limit), '--passes', String(passes)];
-    const r = spawnSync('valgrind', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
-    if (r.status !== 0) throw new Error(`valgrind exited ${r.status}: ${r.stderr.slice(-2000)}`);
-    const pid = /^==(\d+)==/m.exec(r.stderr)?.[1];
-    if (!pid || !existsSync(`/tmp/perf-${pid}.map`)) throw new Error(`no perf map from the measured node process (pid ${pid})`);
-    renameSync(`/tmp/perf-${pid}.map`, path.join(dir, 'perf.map'));
+    if (!reused(label)) {
+      say(`integrity-task in ${root} (${limit} requests, ${passes} passes)`);
+      const args = ['--tool=callgrind', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, '--dump-before=uv_getrusage', '--toggle-collect=v8::internal::Runtime_Compile*', '--collect-atstart=yes',
+        // Fixed hash and random seeds: Map layouts and Math.random the same in both builds' runs.
+        process.execPath, '--single-threaded', '--expose-gc', '--interrupt-budget=16384', '--hash-seed=1', '--random-seed=1', '--perf-basic-prof', '--interpreted-frames-native-stack',
+        path.join(ROOT, 'dist/bench/integrity-task.js'), '--root', root, '--venues', store, '--requests', set, '--limit', String(limit), '--passes', String(passes)];
+      const r = spawnSync('valgrind', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
+      if (r.status !== 0) throw new Error(`valgrind exited ${r.status}: ${r.stderr.slice(-2000)}`);
+      const pid = /^==(\d+)==/m.exec(r.stderr)?.[1];
+      if (!pid || !existsSync(`/tmp/perf-${pid}.map`)) throw new Error(`no perf map from the measured node process (pid ${pid})`);
+      renameSync(`/tmp/perf-${pid}.map`, path.join(dir, 'perf.map'));
+    }
     const dumps = readdirSync(dir).filter((f) => /^cg\.out\.\d+$/.test(f)).map((f) => Number(f.split('.')[2])).filter((n) => n % 2 === 0).sort((a, b) => a - b);
     const dump = addDumps(dumps.slice(1).map((n) => readDump(path.join(dir, `cg.out.${n}`))));
     nameJit(dump, readPerfMap(path.join(dir, 'perf.map')));
     return dump;
   } finally {
-    rmSync(dir, { recursive: true, force: true });
+    if (!keep) rmSync(dir, { recursive: true, force: true });
   }
 }
 
@@ -109,7 +129,7 @@ function table(withChecks: CgDump, withoutChecks: CgDump, requests: number): { m
   return { md: markdownTable(['part', 'k instructions a request', 'share of the task'], rows, ['left', 'right', 'right']), share };
 }
 
-const http = table(measure(ROOT), measure(path.resolve(without)), bodies * rounds);
+const http = table(measure(ROOT, 'with-http'), measure(path.resolve(without), 'without-http'), bodies * rounds);
 let md = `bench:instructions' workload (the bench:http bodies, ${bodies} a pass, seed 1, Monaco store, one thread) under callgrind in this checkout and in a copy whose \`checkSignals\` returns at once; ${warmup} warm-up passes, ${rounds} measured. Instructions, not time: the same on a busy machine.
 
 ${http.md}`;
@@ -119,7 +139,7 @@ if (flag.has('requests')) {
   try {
     const r = await runImport({ format: 'jsonl', file: flag.str('venues', ''), out: path.join(tmp, 'venues'), quiet: true });
     const store = path.join(tmp, 'venues');
-    const vd = table(measureVdsim(ROOT, store, set, limit, passes), measureVdsim(path.resolve(without), store, set, limit, passes), limit * (passes - 1));
+    const vd = table(measureVdsim(ROOT, 'with-vdsim', store, set, limit, passes), measureVdsim(path.resolve(without), 'without-vdsim', store, set, limit, passes), limit * (passes - 1));
     md += `\n\nvdsim traffic: the first ${limit} requests of ${path.basename(set)} (${r.venues} venues) through the detection task in one thread (bench/integrity-task.ts), ${passes} passes under new user ids, the first left out.\n\n${vd.md}`;
   } finally {
     rmSync(tmp, { recursive: true, force: true });
