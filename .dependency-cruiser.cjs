@@ -46,9 +46,9 @@
  * (package.json "files").
  */
 const SHELL = '^(src/(server|pipeline|docs|ui|ops|research|devkit)/|workers/|src/cli[^/]*\\.ts$|src/index\\.ts$)';
-const FEATURES = '^src/(?!integrity/(flags|networks|established)\\.ts$)(detect|geofences|delivery|venues|apps|privacy|recent|beacons|feedback|place-triggers|regions|integrity)/';
-/** integrity/flags.ts, networks.ts and established.ts are what state keeps of integrity (a visit's flags, where a network may accuse, which networks can): state. */
-const STATE = '^src/((users|learned|state)/|integrity/(flags|networks|established)\\.ts$)';
+const FEATURES = '^src/(?!integrity/(flags|networks)\\.ts$)(detect|geofences|delivery|venues|apps|privacy|recent|beacons|feedback|place-triggers|regions|integrity)/';
+/** integrity/flags.ts and networks.ts are what state keeps of integrity (a visit's flags, where a network may accuse): state. */
+const STATE = '^src/((users|learned|state)/|integrity/(flags|networks)\\.ts$)';
 /** Module that starts a worker thread → the entry point it starts. */
 const THREAD_STARTERS = {
   'src/privacy/sweep-thread\\.ts$': '^workers/sweep\\.ts$',

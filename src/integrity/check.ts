@@ -42,16 +42,7 @@ export interface CheckInput {
   self: number;
   /** The app's learned places of these BSSIDs (lower case), in the order asked. */
   places: (bssids: readonly string[]) => ReadonlyArray<ApPlace | undefined>;
-  /**
-   * The app's networks that may accuse (integrity/established.ts): a BSSID (either case) whose
-   * place certainly has too few witnesses to accuse anyone is not looked up. Absent: every
-   * network heard is.
-   */
-  established?: { app: string; networks: NetworkFilter };
 }
-
-/** Whether a network (BSSID in either case) of an app might accuse: false only when it certainly cannot. */
-export interface NetworkFilter { mayAccuse(app: string, bssid: string): boolean }
 
 export interface Checks {
   /** The signals checked (CheckInput.signals). */
@@ -137,35 +128,17 @@ export function checkSignals(input: CheckInput): Checks {
 /** `wifi_mismatch`: a network the app's other users placed far from the position it was heard at. */
 function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, located: readonly number[], why: Accusation[] | undefined): Accusation[] | undefined {
   const { signals } = input;
-  const est = input.established;
-  // Networks that cannot accuse are left out as they are heard (no lower-cased copy, no entry),
-  // unless the request could hear more than MAX_NETWORKS: then which ones are checked depends on
-  // all of them, so all are kept in order as before and filtered once capped.
-  let early: Early | undefined;
-  if (est) {
-    let heard = 0;
-    for (let i = 0; i < signals.length; i++) {
-      const s = signals[i];
-      if (s.active_wifi?.bssid) heard++;
-      if (s.wifi_scan) heard += Math.min(s.wifi_scan.length, SCAN_STRONGEST);
-    }
-    if (heard <= MAX_NETWORKS) early = est;
-  }
   // Keyed lower case (as the learned tables are): a BSSID a phone writes in either case is one network, looked up once.
   const heardBy = new Map<string, number[]>();
-  for (let i = 0; i < signals.length; i++) hear(heardBy, early, signals[i].active_wifi?.bssid, i);
+  for (let i = 0; i < signals.length; i++) hear(heardBy, signals[i].active_wifi?.bssid, i);
   for (let i = 0; i < signals.length; i++) {
     const scan = signals[i].wifi_scan;
     if (!scan) continue;
     const m = strongest(scan);
-    for (let j = 0; j < m; j++) hear(heardBy, early, scan[scan.length <= SCAN_STRONGEST ? j : top[j]].bssid, i);
+    for (let j = 0; j < m; j++) hear(heardBy, scan[scan.length <= SCAN_STRONGEST ? j : top[j]].bssid, i);
   }
   if (heardBy.size === 0) return why;
-  // Only networks that might accuse are read: most heard were never learned, or by too few users (accuserAt would refuse them).
-  let bssids: string[];
-  if (!est || early) bssids = [...heardBy.keys()];
-  else { bssids = []; for (const b of heardBy.keys()) if (est.networks.mayAccuse(est.app, b)) bssids.push(b); }
-  if (bssids.length === 0) return why;
+  const bssids = [...heardBy.keys()];
   const places = input.places(bssids);
   for (let j = 0; j < bssids.length; j++) {
     const at = accuserAt(places[j], input.self);
@@ -186,10 +159,9 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
   return why;
 }
 
-type Early = NonNullable<CheckInput['established']>;
-/** Network `raw` heard by signal `i`: listed under its lower case, unless `early` says it cannot accuse (a function of its own, not a closure per request: it stays optimized). */
-function hear(heardBy: Map<string, number[]>, early: Early | undefined, raw: string | undefined, i: number): void {
-  if (!raw || (early && !early.networks.mayAccuse(early.app, raw))) return;
+/** Network `raw` heard by signal `i`: listed under its lower case (a function of its own, not a closure per request: it stays optimized). */
+function hear(heardBy: Map<string, number[]>, raw: string | undefined, i: number): void {
+  if (!raw) return;
   const b = raw.toLowerCase();
   const list = heardBy.get(b);
   if (list) { if (list[list.length - 1] !== i) list.push(i); } else if (heardBy.size < MAX_NETWORKS) heardBy.set(b, [i]);

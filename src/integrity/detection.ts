@@ -15,11 +15,10 @@ import { timesOf } from '../detect/fixes.js';
 
 /** Checks one request's signals (in request order) for `user`, whose record is `rec`; tells the pipeline (ctx.onChecks). */
 export function checkRequest(signals: readonly Signal[], rec: UserRecord | undefined, ctx: DetectContext, user: string | null): Checks {
-  const app = ctx.app.app_key, users = ctx.users, networks = users.establishedNetworks;
+  const app = ctx.app.app_key, users = ctx.users;
   const c = checkSignals({
     signals, times: timesOf(signals), previous: rec?.j as LastPosition | undefined, now: ctx.now, self: userTag(user),
     places: (bssids) => users.apPlaces(app, bssids),
-    established: networks && { app, networks },
   });
   ctx.onChecks?.(c);
   return c;

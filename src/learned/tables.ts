@@ -10,7 +10,6 @@ import { LearnedCache, type Versions } from './cache.js';
 import { cacheEntries } from '../cache-budget.js';
 import type { ApPlace, HeardBeacon, PooledAp } from './shapes.js';
 import { withWitness } from '../integrity/networks.js';
-import { establishedNetworks, hasWitnesses, type EstablishedNetworks } from '../integrity/established.js';
 
 export interface ApObservation {
   /** The access point's BSSID; with `beacon`, a beacon's uuid:major:minor. */
@@ -30,8 +29,6 @@ export interface LearnedTables {
   learn(app: string, aps: ApObservation[]): void;
   /** Learned places of access points for this app, in the order asked. */
   apPlaces(app: string, bssids: readonly string[]): Array<ApPlace | undefined>;
-  /** Which access points may accuse in `wifi_mismatch` (integrity/established.ts); absent: any may. */
-  establishedNetworks?: EstablishedNetworks;
   /** What the app's confident stays taught of these unregistered beacons (uuid:major:minor), in the order asked. */
   learnedBeacons(app: string, keys: readonly string[]): Array<HeardBeacon | undefined>;
   /** Pooled GPS evidence per joined BSSID for this app, in the order asked ('' → undefined). */
@@ -152,8 +149,6 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
   // Access points' places and pooled evidence as last read: settled ones never change, most
   // scanned ones are unknown. Bounded apart, by DWELL_CACHE_MB (cache-budget.ts).
   const places = new LearnedCache<ApPlace>(versions, cacheEntries('apPlaces'), 'apx');
-  // Shared by the process's threads; every place written is noted there before its commit.
-  const established = establishedNetworks(root);
   const pools = new LearnedCache<PooledAp>(versions, cacheEntries('pooledAps'), 'pv');
   /** The slots of the learned keys written by the open transaction, published once it commits. */
   const written: number[] = [];
@@ -185,7 +180,6 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
         const key = ['apx', app, o.bssid];
         const p = placedAt(db.get(key) as ApPlace | undefined, o.at);
         if (!p) continue;
-        if (hasWitnesses(p)) established.add(app, o.bssid);
         db.putSync(key, p);
         written.push(places.slot(app, o.bssid));
       }
@@ -226,7 +220,6 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
     }),
     // Cached values are shared: callers only read them (learn re-reads inside its transaction).
     apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(app, b, () => db.get(['apx', app, b])) : undefined)),
-    establishedNetworks: established,
     pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(app, b, () => db.get(['pv', app, b])) : undefined)),
     learnedBeacons: (app, keys) => keys.map((k) => beacons.get(app, k, () => db.get(['bl', app, k]))),
   };

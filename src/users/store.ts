@@ -17,7 +17,7 @@ import { toucher } from './touch.js';
 
 export interface UserUpdate<T> { record: UserRecord; result: T; learn?: { app: string; aps: ApObservation[] } }
 
-export interface UserStore extends Pick<LearnedTables, 'apPlaces' | 'establishedNetworks' | 'pooledAps' | 'learnedBeacons' | 'mergePriors' | 'mergeSparse'> {
+export interface UserStore extends Pick<LearnedTables, 'apPlaces' | 'pooledAps' | 'learnedBeacons' | 'mergePriors' | 'mergeSparse'> {
   /** A snapshot of the app's user's record, for reading only. */
   read(app: string, user: string): UserRecord | undefined;
   /** Atomic read-modify-write of one user's record in one app (and of any access points it learns). */
@@ -153,7 +153,6 @@ export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): Use
     mergePriors: learned.mergePriors,
     mergeSparse: learned.mergeSparse,
     apPlaces: learned.apPlaces,
-    establishedNetworks: learned.establishedNetworks,
     pooledAps: learned.pooledAps,
     learnedBeacons: learned.learnedBeacons,
     close: () => { void root.close(); },

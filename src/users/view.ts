@@ -15,7 +15,7 @@ import type { UserStore, UserUpdate } from './store.js';
 
 export interface EmbeddedRun<T> { result: T; record: UserRecord | undefined; changed: boolean; aps: ApObservation[] }
 
-type Tables = Pick<LearnedTables, 'apPlaces' | 'establishedNetworks' | 'pooledAps' | 'learnedBeacons' | 'mergePriors' | 'mergeSparse'>;
+type Tables = Pick<LearnedTables, 'apPlaces' | 'pooledAps' | 'learnedBeacons' | 'mergePriors' | 'mergeSparse'>;
 
 export class EmbeddedUserView implements UserStore {
   private app = '';
@@ -52,7 +52,6 @@ export class EmbeddedUserView implements UserStore {
   }
 
   apPlaces: Tables['apPlaces'] = (app, bssids) => this.tables.apPlaces(app, bssids);
-  get establishedNetworks(): Tables['establishedNetworks'] { return this.tables.establishedNetworks; }
   pooledAps: Tables['pooledAps'] = (app, bssids) => this.tables.pooledAps(app, bssids);
   learnedBeacons: Tables['learnedBeacons'] = (app, keys) => this.tables.learnedBeacons(app, keys);
   mergePriors: Tables['mergePriors'] = (app, pending) => this.tables.mergePriors(app, pending);

@@ -1,9 +1,7 @@
 /**
- * Contract §12 `wifi_mismatch` through the embedded engine's filter of networks that may accuse
- * (src/integrity/established.ts): the checks read the learned place only of a network the filter
- * holds, so the filter must hold every network established by then, whichever way it was: learned
- * before the server started (the filter is filled from the stored places), or after (each write
- * notes its network). A restart on the same data directory sees both.
+ * Contract §12 `wifi_mismatch` in the embedded engine against networks established either way:
+ * learned before the server started (read from the stored places after a restart on the same data
+ * directory), or after it (the thread's cache of learned places must see the new witnesses).
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';

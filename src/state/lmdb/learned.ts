@@ -10,8 +10,6 @@
 import type { Database, RootDatabase } from 'lmdb';
 import type { LearnedKey, LearnedState } from '../types.js';
 import { LearnedCache, type Versions } from '../../learned/cache.js';
-import { establishedNetworks, hasWitnesses, type EstablishedNetworks } from '../../integrity/established.js';
-import type { ApPlace } from '../../learned/shapes.js';
 import { setImmediate as yieldTurn } from 'node:timers/promises';
 
 /** Keys removed per write transaction when an app goes: the thread is never held long. */
@@ -30,15 +28,12 @@ export function lmdbLearned(db: RootDatabase, versions?: Versions): LearnedState
     const cache = slots?.get(kind);
     if (cache) LearnedCache.published(versions!, [cache.slot(app, name)]);
   };
-  // The detection threads' filter of networks that may accuse (integrity/established.ts): a place written here is noted before its commit too.
-  let established: EstablishedNetworks | undefined;
   return {
     peek: <V>(key: LearnedKey) => db.get(lmdbKey(key) as never) as V | undefined,
     merge: async <V>(key: LearnedKey, fn: (old: V | undefined) => V | undefined) => {
       const wrote = db.transactionSync(() => {
         const k = lmdbKey(key) as never;
         const next = fn(db.get(k) as V | undefined);
-        if (key[0] === 'apx' && hasWitnesses(next as ApPlace | undefined)) (established ??= establishedNetworks(db)).add(key[1], key[2]);
         if (next !== undefined) db.putSync(k, next);
         return next !== undefined;
       });
