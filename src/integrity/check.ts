@@ -128,22 +128,23 @@ export function checkSignals(input: CheckInput): Checks {
 /** `wifi_mismatch`: a network the app's other users placed far from the position it was heard at. */
 function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, located: readonly number[], why: Accusation[] | undefined): Accusation[] | undefined {
   const { signals } = input;
-  // Keyed lower case (as the learned tables are): a BSSID a phone writes in either case is one network, looked up once.
-  const heardBy = new Map<string, number[]>();
-  for (let i = 0; i < signals.length; i++) hear(heardBy, signals[i].active_wifi?.bssid, i);
+  // The request's networks, each once, lower case (as the learned tables key them: a BSSID a phone
+  // writes in either case is one network), in hearing order, at most MAX_NETWORKS; and for each,
+  // the signals that heard it.
+  const ids = new Map<string, number[]>(), bssids: string[] = [], heard: number[][] = [];
+  for (let i = 0; i < signals.length; i++) hear(ids, bssids, heard, signals[i].active_wifi?.bssid, i);
   for (let i = 0; i < signals.length; i++) {
     const scan = signals[i].wifi_scan;
     if (!scan) continue;
     const m = strongest(scan);
-    for (let j = 0; j < m; j++) hear(heardBy, scan[scan.length <= SCAN_STRONGEST ? j : top[j]].bssid, i);
+    for (let j = 0; j < m; j++) hear(ids, bssids, heard, scan[scan.length <= SCAN_STRONGEST ? j : top[j]].bssid, i);
   }
-  if (heardBy.size === 0) return why;
-  const bssids = [...heardBy.keys()];
+  if (bssids.length === 0) return why;
   const places = input.places(bssids);
   for (let j = 0; j < bssids.length; j++) {
     const at = accuserAt(places[j], input.self);
     if (!at) continue;
-    for (const i of heardBy.get(bssids[j])!) {
+    for (const i of heard[j]) {
       const r = signals[i].location ? i : nearest(located, times, times[i]);
       if (r < 0) continue;
       const l = signals[r].location!;
@@ -159,12 +160,28 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
   return why;
 }
 
-/** Network `raw` heard by signal `i`: listed under its lower case (a function of its own, not a closure per request: it stays optimized). */
-function hear(heardBy: Map<string, number[]>, raw: string | undefined, i: number): void {
+/** A network heard past MAX_NETWORKS: never pushed to. */
+const PAST: number[] = [];
+/**
+ * Network `raw` heard by signal `i`, into `heard` under its lower case. A visit hears the same few
+ * networks in every signal: `ids` keys the string as sent too, so a BSSID heard before in the
+ * request costs one map read, no lower-cased copy (a function of its own, not a closure per
+ * request: it stays optimized).
+ */
+function hear(ids: Map<string, number[]>, bssids: string[], heard: number[][], raw: string | undefined, i: number): void {
   if (!raw) return;
-  const b = raw.toLowerCase();
-  const list = heardBy.get(b);
-  if (list) { if (list[list.length - 1] !== i) list.push(i); } else if (heardBy.size < MAX_NETWORKS) heardBy.set(b, [i]);
+  let list = ids.get(raw);
+  if (list === undefined) {
+    const b = raw.toLowerCase();
+    if (b !== raw) list = ids.get(b);
+    if (list === undefined) {
+      if (bssids.length < MAX_NETWORKS) { list = []; bssids.push(b); heard.push(list); } else list = PAST;
+      ids.set(b, list);
+    }
+    if (b !== raw) ids.set(raw, list);
+  }
+  // Heard again by the same signal (joined and among its scan's strongest): one hearing.
+  if (list !== PAST && list[list.length - 1] !== i) list.push(i);
 }
 
 type Entry = { bssid?: string; strength?: number };
