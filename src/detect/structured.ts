@@ -51,6 +51,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
   const evidence: number[] = [], flagged = new Set<string>();
   for (let e = 0, from = 0; e < body.events.length; e++) {
     const ev = body.events[e];
+    const first = from;
     evidence.push(bitsIn(checks, from, from + ev.data.length));
     from += ev.data.length;
     const start = parseStamp(ev.start_time), end = parseStamp(ev.end_time);
@@ -63,7 +64,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const legs = legsOf(body.events, e, start.ms, end.ms, ctx.params.leg);
     const fixes = fixesOf(ev.data);
     const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
-      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
+      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data, 3, 16, checks.picks, first), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
       beacons: ctx.params.beacons.on ? beaconsOf(ev.data) : undefined, registry: ctx.beacons,
     }, ctx.params);
     if (!a) {

@@ -53,6 +53,12 @@ export interface Checks {
   times: Float64Array;
   /** The user's latest position by signal time, this request's included (undefined: none known). */
   last: LastPosition | undefined;
+  /**
+   * Per signal, SCAN_STRONGEST entries: the indexes in its scan of its strongest (-1 past them),
+   * as detection hears a scan (wifiOf reads them rather than choosing again). Absent when the
+   * checks heard no network (no position, or no Wi-Fi).
+   */
+  picks?: Int32Array;
   /** What accused, kept only when something did (why.ts says it to the explorer): jumps and mismatches. */
   why?: Accusation[];
 }
@@ -118,15 +124,16 @@ export function checkSignals(input: CheckInput): Checks {
       (why ??= []).push({ flag: 'jumped', a, b, from, to });
     }
   }
-  if (wifi && located.length) why = mismatches(input, flags, times, located, why);
+  let picks: Int32Array | undefined;
+  if (wifi && located.length) why = mismatches(input, flags, times, located, why, (picks = new Int32Array(n * SCAN_STRONGEST).fill(-1)));
   const newest = located.length ? pos(located[located.length - 1]) : undefined;
   const last = !newest ? prev : !prev || newest[3] >= prev[3] ? newest : prev;
   for (let i = 0; i < n; i++) flags[i] = positionBits(flags[i], signals[i].location !== undefined);
-  return why ? { signals, bits: flags, times, last, why } : { signals, bits: flags, times, last };
+  return why ? { signals, bits: flags, times, last, picks, why } : { signals, bits: flags, times, last, picks };
 }
 
 /** `wifi_mismatch`: a network the app's other users placed far from the position it was heard at. */
-function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, located: readonly number[], why: Accusation[] | undefined): Accusation[] | undefined {
+function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, located: readonly number[], why: Accusation[] | undefined, picks: Int32Array): Accusation[] | undefined {
   const { signals } = input;
   // The request's networks, each once, lower case (as the learned tables key them: a BSSID a phone
   // writes in either case is one network), in hearing order, at most MAX_NETWORKS; and for each,
@@ -137,7 +144,11 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
     const scan = signals[i].wifi_scan;
     if (!scan) continue;
     const m = strongest(scan);
-    for (let j = 0; j < m; j++) hear(ids, bssids, heard, scan[scan.length <= SCAN_STRONGEST ? j : top[j]].bssid, i);
+    for (let j = 0; j < m; j++) {
+      const e = scan.length <= SCAN_STRONGEST ? j : top[j];
+      picks[i * SCAN_STRONGEST + j] = e;
+      hear(ids, bssids, heard, scan[e].bssid, i);
+    }
   }
   if (bssids.length === 0) return why;
   const places = input.places(bssids);

@@ -13,9 +13,15 @@ import { cacheEntries } from '../../cache-budget.js';
 export type { WifiHeard } from '../../users/stored.js';
 
 const TOP = new Int32Array(16);
+/** Entries a signal in Checks.picks (integrity/check.ts SCAN_STRONGEST). */
+const PICKS = 3;
 
-/** Heard networks of an event: every joined network and the few strongest of each scan. */
-export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 16): WifiHeard[] {
+/**
+ * Heard networks of an event: every joined network and the few strongest of each scan. `picks`:
+ * each scan's strongest three as the checks chose them (integrity/check.ts Checks.picks, the same
+ * choice), from the event's first signal at `from`: not chosen again.
+ */
+export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 16, picks?: Int32Array, from = 0): WifiHeard[] {
   const byKey = new Map<string, WifiHeard>();
   const add = (ssid: string | undefined, bssid: string | undefined, strength: number | undefined, active: boolean) => {
     const b = bssid ? bssid.toLowerCase() : '';
@@ -27,9 +33,14 @@ export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 1
     if (byKey.size < max) byKey.set(key, { key, ssid: ssid ?? '', bssid: b, strength: s, active });
   };
   for (const s of signals) if (s.active_wifi) add(s.active_wifi.ssid, s.active_wifi.bssid, s.active_wifi.strength, true);
-  for (const s of signals) {
-    const scan = s.wifi_scan;
+  const picked = picks !== undefined && maxScanPerSignal === PICKS;
+  for (let i = 0; i < signals.length; i++) {
+    const scan = signals[i].wifi_scan;
     if (!scan || scan.length === 0) continue;
+    if (picked) {
+      for (let j = 0, at = (from + i) * PICKS; j < PICKS && picks[at + j] >= 0; j++) { const e = scan[picks[at + j]]; add(e.ssid, e.bssid, e.strength, false); }
+      continue;
+    }
     // Scans come strongest first from most SDKs, but nothing promises it: pick the strongest
     // few in place (no copy, no sort of the whole scan).
     if (scan.length <= maxScanPerSignal) { for (const e of scan) add(e.ssid, e.bssid, e.strength, false); continue; }
