@@ -186,8 +186,11 @@ function hear(ids: Map<string, number[]>, bssids: string[], heard: number[][], r
     const b = raw.toLowerCase();
     if (b !== raw) list = ids.get(b);
     if (list === undefined) {
-      if (bssids.length < MAX_NETWORKS) { list = []; bssids.push(b); heard.push(list); } else list = PAST;
+      // A new list starts with its signal: reading an empty one's last (index -1) would be a named-property lookup in the runtime.
+      if (bssids.length < MAX_NETWORKS) { list = [i]; bssids.push(b); heard.push(list); } else list = PAST;
       ids.set(b, list);
+      if (b !== raw) ids.set(raw, list);
+      return;
     }
     if (b !== raw) ids.set(raw, list);
   }
