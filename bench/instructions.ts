@@ -67,7 +67,10 @@ const TASK = any(js('detectionTask', 'src/pipeline/detect.js'), js('detectionBat
 
 const dir = path.resolve(argv.from ?? argv.keep ?? mkdtempSync(path.join(tmpdir(), 'dwell-instructions-')));
 mkdirSync(dir, { recursive: true });
-const nodeFlags = ['--single-threaded', '--interrupt-budget=16384', '--perf-basic-prof', '--interpreted-frames-native-stack'];
+// A young generation of fixed size: V8 sizes it from wall-time speeds, which move under valgrind on a
+// shared machine, and the number of scavenges in a short measured pass moved with it (7 and 18 for the
+// same code and bodies, several points of bench:integrity-cost's share); fixed, one pass counts alike.
+const nodeFlags = ['--single-threaded', '--interrupt-budget=16384', '--min-semi-space-size=16', '--max-semi-space-size=16', '--perf-basic-prof', '--interpreted-frames-native-stack'];
 const task = [path.join(ROOT, 'dist/bench/http-task.js'), '--stage', '4', '--bodies', String(bodies), '--warmup', String(warmup), '--rounds', String(rounds), ...(argv.batch ? ['--batch', argv.batch] : [])];
 // Callgrind stops counting inside V8's compilers (optimising and lazy): --single-threaded runs them in
 // this thread, inside whichever part first ran hot code, and a short run under valgrind never reaches

@@ -20,7 +20,8 @@
  * --keep DIR keeps each run's dumps and perf map (DIR/{with,without}-{http,vdsim}) to be read by
  * function afterwards (lib/callgrind.ts): where a difference between the builds lies. With
  * --reuse, a kept run of DIR2 is read again instead of run (the stub does not change while this
- * checkout does: half the time of a before/after measure).
+ * checkout does: half the time of a before/after measure). Both runs fix V8's young generation
+ * (16 MiB semi-spaces): a stubbed copy must hold this bench too, or its run differs in that.
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, renameSync, rmSync } from 'node:fs';
@@ -80,7 +81,8 @@ function measureVdsim(root: string, label: string, store: string, set: string, l
       say(`integrity-task in ${root} (${limit} requests, ${passes} passes)`);
       const args = ['--tool=callgrind', `--callgrind-out-file=${path.join(dir, 'cg.out')}`, '--dump-before=uv_getrusage', '--toggle-collect=v8::internal::Runtime_Compile*', '--collect-atstart=yes',
         // Fixed hash and random seeds: Map layouts and Math.random the same in both builds' runs.
-        process.execPath, '--single-threaded', '--expose-gc', '--interrupt-budget=16384', '--hash-seed=1', '--random-seed=1', '--perf-basic-prof', '--interpreted-frames-native-stack',
+        // A young generation of fixed size, as bench:instructions': its scavenges then fall alike in both builds' passes.
+      process.execPath, '--single-threaded', '--expose-gc', '--interrupt-budget=16384', '--min-semi-space-size=16', '--max-semi-space-size=16', '--hash-seed=1', '--random-seed=1', '--perf-basic-prof', '--interpreted-frames-native-stack',
         path.join(ROOT, 'dist/bench/integrity-task.js'), '--root', root, '--venues', store, '--requests', set, '--limit', String(limit), '--passes', String(passes)];
       const r = spawnSync('valgrind', args, { cwd: dir, encoding: 'utf8', stdio: ['ignore', 'ignore', 'pipe'], maxBuffer: 64 << 20 });
       if (r.status !== 0) throw new Error(`valgrind exited ${r.status}: ${r.stderr.slice(-2000)}`);
