@@ -16,10 +16,14 @@ export function checkSchema<T>(schema: TSchema, value: unknown, prefix = '', exp
   if (first) {
     const at = prefix + first.path;
     const name = at.slice(at.lastIndexOf('/') + 1) || 'body';
-    const message = expected?.(name, first.message) ?? (first.schema.anyOf ? `expected ${expectedOf(first.schema)}` : first.message.toLowerCase());
-    throw invalid(at, `${name}: ${message}, got ${show(first.value)}`);
+    throw invalid(at, `${name}: ${expected?.(name, first.message) ?? expectation(first)}, got ${show(first.value)}`);
   }
   return value as T;
+}
+
+/** What a TypeBox error expected, in words (a union says what it accepts rather than "expected union value"). */
+export function expectation(error: { schema: TSchema; message: string }): string {
+  return error.schema.anyOf ? `expected ${expectedOf(error.schema)}` : error.message.toLowerCase();
 }
 
 /** What a schema accepts, in words: "a string of at most 256 characters, or null" for TypeBox's "Expected union value". */

@@ -11,7 +11,7 @@ import { CreateApp, DeliveryEvents, UpdateApp, publicApp } from '../schemas/app.
 import type { TriggerQueue as Outbox } from '../delivery/outbox.js';
 import { readBody, type RawBody } from '../http/body.js';
 import { checkMediaType, parseJson, plainBytes } from '../http/json-body.js';
-import { expectedOf, jsonObject, show } from '../schemas/check.js';
+import { expectation, jsonObject, show } from '../schemas/check.js';
 import type { Exchange, Reply } from '../http/reply.js';
 
 export interface AdminDeps { apps: AppRegistry; outbox: Outbox; token: string }
@@ -65,8 +65,7 @@ function check<T>(schema: TSchema, value: unknown): T {
 function fail(schema: TSchema, value: unknown, prefix: string): void {
   const first = TypeCompiler.Compile(schema).Errors(value).First(); // admin calls are rare: compiling per call is fine
   if (!first) return;
-  const expected = first.schema.anyOf ? `expected ${expectedOf(first.schema)}` : first.message.toLowerCase();
-  throw new DwellError('invalid_request', `${prefix + first.path || 'body'}: ${expected}, got ${show(first.value)}`, prefix + first.path);
+  throw new DwellError('invalid_request', `${prefix + first.path || 'body'}: ${expectation(first)}, got ${show(first.value)}`, prefix + first.path);
 }
 
 export const adminRoutes: Array<[string, string, AdminHandler]> = [
