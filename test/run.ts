@@ -22,7 +22,7 @@ const filesIn = (dir: string) => readdirSync(join(here, dir)).filter((f) => f.en
 /** The end-to-end files that also run against a cluster (contract §8: any node answers as one would). */
 export const CLUSTER_FILES = [
   'api-detect', 'api-users-history', 'geofences-api', 'api-replay', 'privacy-erase', 'beacons-api', 'api-visit-feedback',
-  'geofences-bulk', 'api-place-triggers', 'privacy-retention', 'integrity-drop',
+  'geofences-bulk', 'api-place-triggers', 'privacy-postback', 'privacy-retention', 'integrity-drop',
 ];
 
 /**

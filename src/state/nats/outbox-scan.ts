@@ -1,16 +1,21 @@
 /**
  * Reading the queue's streams without consuming them: a walk over the messages of one subject
- * filter (an app's or a user's) by direct gets, and the entry state a stored message stands for.
- * For admin listings, exports and purges: rare calls, one round trip per message.
+ * filter (an app's or a user's), and the entry state a stored message stands for. For admin
+ * listings, exports, replays and erasure: rare calls, one round trip per message.
+ *
+ * The walk asks the stream's leader (STREAM.MSG.GET), not any replica (a direct get): a replica
+ * behind the leader answers "no message" for a trigger enqueued a moment ago, and an erase that
+ * trusted it would leave that trigger to be sent.
  */
-import type { JetStreamManager, StoredMsg } from '@nats-io/jetstream';
+import type { JetStreamManager, MsgRequest, StoredMsg } from '@nats-io/jetstream';
 import type { EntryState, TriggerStatus } from '../outbox-types.js';
 import { appOfSubject, H } from './outbox-subjects.js';
 
 export async function* scan(jsm: JetStreamManager, stream: string, filter: string, limit = Infinity): AsyncGenerator<StoredMsg> {
   let seq = 0;
   for (let n = 0; n < limit; n++) {
-    const m = await jsm.direct.getMessage(stream, { seq, next_by_subj: filter });
+    // The server takes next_by_subj on this API since 2.9; the client's type lists only seq and last_by_subj.
+    const m = await jsm.streams.getMessage(stream, { seq, next_by_subj: filter } as unknown as MsgRequest);
     if (!m) return;
     yield m;
     seq = m.seq + 1;

@@ -139,22 +139,47 @@ export class NatsOutbox implements TriggerQueue {
     return () => this.wakeups.delete(wake);
   }
 
-  /** Purges by subject filter on both streams: one request each, whatever the number of triggers. */
+  /**
+   * The pending ones deleted one by one, the dead ones purged by subject filter. Not a filtered
+   * purge of the live queue: on nats-server 2.9 it also dropped other users' triggers waiting in
+   * the delivery consumer for their retry (a filtered purge moves the consumer past every
+   * sequence below the stream's new first one), so they were never sent again.
+   */
   async eraseUser(app: string, user: string): Promise<Removed> {
-    const [p, d] = await Promise.all([
-      this.s.jsm.streams.purge(OUTBOX_STREAM, { filter: userFilter('outbox', app, user) }),
-      this.s.jsm.streams.purge(DEAD_STREAM, { filter: userFilter('dead', app, user) }),
-    ]);
-    return { pending: p.purged, dead: d.purged };
+    const seqs: number[] = [];
+    for await (const m of scan(this.s.jsm, OUTBOX_STREAM, userFilter('outbox', app, user))) seqs.push(m.seq);
+    const pending = await this.deleteEach(seqs);
+    const d = await this.s.jsm.streams.purge(DEAD_STREAM, { filter: userFilter('dead', app, user) });
+    return { pending, dead: d.purged };
   }
 
-  /** Everything of the app goes at once, whatever `max`: the next call answers 0. */
-  async deleteApp(app: string): Promise<number> {
-    const [p, d] = await Promise.all([
-      this.s.jsm.streams.purge(OUTBOX_STREAM, { filter: appFilter('outbox', app) }),
-      this.s.jsm.streams.purge(DEAD_STREAM, { filter: appFilter('dead', app) }),
-    ]);
-    return p.purged + d.purged;
+  /**
+   * At most `max` pending triggers deleted one by one (as eraseUser, so other apps' retries stay
+   * queued), then the dead ones purged by subject filter; the caller calls again until 0.
+   */
+  async deleteApp(app: string, max = 2000): Promise<number> {
+    let n = 0, seen = 0;
+    do {
+      const seqs: number[] = [];
+      for await (const m of scan(this.s.jsm, OUTBOX_STREAM, appFilter('outbox', app), max)) seqs.push(m.seq);
+      seen = seqs.length;
+      n = await this.deleteEach(seqs);
+      // A full batch that was all delivered meanwhile says nothing of what follows it: look again.
+    } while (n === 0 && seen === max);
+    // A batch that deleted pending ones is followed by another call: the dead go once none is left.
+    if (n > 0) return n;
+    const d = await this.s.jsm.streams.purge(DEAD_STREAM, { filter: appFilter('dead', app) });
+    return d.purged;
+  }
+
+  /** Deletes these pending triggers, DELETES_IN_FLIGHT at a time; answers how many were still there. */
+  private async deleteEach(seqs: readonly number[]): Promise<number> {
+    let next = 0, deleted = 0;
+    const lane = async () => {
+      while (next < seqs.length) if (await this.s.jsm.streams.deleteMessage(OUTBOX_STREAM, seqs[next++], false).catch(gone)) deleted++;
+    };
+    await Promise.all(Array.from({ length: Math.min(DELETES_IN_FLIGHT, seqs.length) }, lane));
+    return deleted;
   }
 
   purgeDead(cutoff: number, max: number): Promise<number> {
@@ -187,4 +212,13 @@ export class NatsOutbox implements TriggerQueue {
       this.stats = { pending: o.state.messages, dead: d.state.messages, firstAt: o.state.first_ts ? Date.parse(o.state.first_ts) : 0 };
     } catch { /* unreachable: the gauges keep their last values */ }
   }
+}
+
+/** Deletes of pending triggers in flight at once (an app's thousands take seconds, not a round trip each in turn). */
+const DELETES_IN_FLIGHT = 64;
+
+/** A message deleted meanwhile (delivered and acked) is not an error of the erase; anything else is. */
+function gone(err: unknown): false {
+  if ((err as { code?: number })?.code === 10037 || /no message found/i.test(String((err as Error)?.message ?? err))) return false;
+  throw err;
 }
