@@ -8,7 +8,7 @@
  * trim or sweep. A detection is one message: its summary in headers, the body as sent followed by
  * the answer as data. Its id is the stream sequence. The user id is a header, never in a subject
  * (subjects show in server logs). Lists, erases and exports walk one app's subject: at most
- * `count` direct gets.
+ * `count` gets from the stream's leader (outbox-scan.ts).
  */
 import { headers, nanos, type MsgHdrs } from '@nats-io/transport-node';
 import { RetentionPolicy, StorageType, type StoredMsg } from '@nats-io/jetstream';

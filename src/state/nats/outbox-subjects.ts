@@ -1,8 +1,8 @@
 /**
  * Names in JetStream for the trigger queue: two streams (pending triggers and dead ones) whose
  * subjects carry the app and a hash of the user, `dwell.outbox.<app>.<user hash>`. Erasing a
- * user or deleting an app is then one purge by subject filter on each stream, with no index to
- * keep beside the messages. The user's identity key is hashed so that no user id appears in
+ * user or deleting an app then walks one subject filter, with no index to keep beside the
+ * messages (outbox.ts: the dead ones purged by filter, the pending ones deleted one by one). The user's identity key is hashed so that no user id appears in
  * subjects (they show in server logs and monitoring); anonymous triggers go under `_`.
  */
 import { createHash } from 'node:crypto';
