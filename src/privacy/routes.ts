@@ -6,7 +6,9 @@
  * request had one, else by `user_id`. So `{"advertising_id": A}` erases the user keyed A,
  * `{"user_id": U}` the user keyed U (whose requests carried no advertising id), and both erase
  * both. A trigger a sender holds at that moment (a postback in flight, a bucket batch being
- * filled) may still arrive once; nothing of the user is sent after that (at least once).
+ * filled) may still arrive once; nothing of the user is sent after that (at least once). The
+ * erase covers what this node's requests of the app that started before it store (it waits for
+ * them, apps/in-flight.ts); another node's requests in flight at that moment are not waited for.
  */
 import { DwellError } from '../errors.js';
 import { bound, type AppHandler } from '../http/app-route.js';
@@ -16,17 +18,20 @@ import { exportUser } from './export.js';
 import type { PrivacyKinds } from './kinds.js';
 import { deleteApp } from './delete-app.js';
 import type { AppRegistry } from '../apps/registry.js';
+import type { InFlight } from '../apps/in-flight.js';
 import type { Reply } from '../http/reply.js';
 
 const BASE = '/v2/apps/:app_key/users';
 const ID_CHARS = 256;
 const FIELDS = ['advertising_id', 'user_id'] as const;
 
-export function privacyRoutes(s: PrivacyKinds): Array<[string, string, AppHandler]> {
+export function privacyRoutes(s: PrivacyKinds, inFlight: InFlight): Array<[string, string, AppHandler]> {
   return [
     ['POST', `${BASE}/erase`, async (p, ex, app, raw) => {
       bound(p, app);
       const users = idsIn(await readJson(ex, raw));
+      // A detection of the user already in flight stores before the erase, not after it.
+      await inFlight.startedBefore(app.app_key, ex);
       const erased = await eraseUsers(s, app.app_key, users);
       return { status: 200, body: { result: 'SUCCESS', erased } };
     }],

@@ -21,7 +21,7 @@ export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: 
   const run = deps.engine({ outbox: deps.outbox, retention, metrics: deps.metrics, busy: deps.busy, logLevel: config.logLevel });
   const kinds = { records: run.records, outbox: deps.outbox, recent: deps.recent, beacons: deps.beacons, placeTriggers: deps.placeTriggers };
   return {
-    routes: privacyRoutes(kinds),
+    routes: privacyRoutes(kinds, deps.apps.inFlight),
     adminRoutes: privacyAdminRoutes(deps.apps, kinds),
     /** What the retention sweep removed since start. */
     removed: (): SweepCounts => run.removed(),

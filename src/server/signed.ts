@@ -83,14 +83,14 @@ function run(ex: Exchange, deps: SignedDeps, handler: SignedHandler, read: boole
       deps.limiter.take(app.app_key);
       // Counted before the app is looked up again: an app deleted from here on waits for this
       // request (apps/in-flight.ts); one deleted while the body was read is refused.
-      deps.apps.inFlight.enter(app.app_key);
+      deps.apps.inFlight.enter(app.app_key, ex);
       try {
         if (!deps.apps.get(app.app_key)) throw new DwellError('unknown_app', 'unknown app key');
         // Stored before anything is acted upon, so a restart cannot make the request new again.
         if (!read) await deps.replays.record(app.app_key, signature, Number(ex.header('x-timestamp')));
         return await handler(ex, app, body);
       } finally {
-        deps.apps.inFlight.leave(app.app_key);
+        deps.apps.inFlight.leave(app.app_key, ex);
       }
     })
     .then((reply) => ex.send(reply), (err) => ex.fail(err));
