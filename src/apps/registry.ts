@@ -53,13 +53,23 @@ export class AppRegistry {
   readonly ready: Promise<void>;
   /** Each app's signed requests being handled on this node (server/signed.ts), which its deletion waits for. */
   readonly inFlight = new InFlight();
+  /** Apps this node is deleting: their deletion, seen again through the watch, is its own. */
+  private readonly deleting = new Set<string>();
+  private deletedElsewhere?: (appKey: string) => void;
 
   /** `where`: the apps' state, or a data directory (the embedded apps.mdb there, secrets clear: tests and benchmarks). */
   constructor(where: string | AppsState, private readonly opts: RegistryOptions, vault?: AppVault) {
     this.store = typeof where === 'string' ? lmdbApps(where) : where;
     this.vault = vault ?? new AppVault(opts.keyring ?? new Keyring([]));
     const w = this.store.watch((key, stored) => {
-      if (!stored) { this.cache.delete(key); return; }
+      if (!stored) {
+        const known = this.cache.delete(key);
+        // Deleted by another node while this one handles requests of the app: they may store
+        // after that node removed everything, so this node removes what they left once they end.
+        if (known && !this.deleting.delete(key) && this.inFlight.count(key) > 0) this.deletedElsewhere?.(key);
+        return;
+      }
+      this.deleting.delete(key);
       this.absent.delete(key);
       const app = this.vault.opened(stored);
       if (app) this.cache.set(key, app);
@@ -204,11 +214,25 @@ export class AppRegistry {
   /** Forgets the app: its key answers 401 unknown_app from now on. False when there was none. */
   async delete(appKey: string): Promise<boolean> {
     if (!this.cache.has(appKey)) return false;
+    this.deleting.add(appKey);
     // The store first: a delete that fails leaves the app as it was, stored and served, not
     // stored but refused on this node alone. Requests accepted meanwhile are the ones before it.
-    await this.store.remove(appKey);
+    try {
+      await this.store.remove(appKey);
+    } catch (err) {
+      this.deleting.delete(appKey);
+      throw err;
+    }
     this.cache.delete(appKey);
     return true;
+  }
+
+  /**
+   * `fn` runs when the watch brings another node's deletion of an app while this node handles
+   * requests of it (privacy/service.ts removes what they store, once they end).
+   */
+  onDeletedElsewhere(fn: (appKey: string) => void): void {
+    this.deletedElsewhere = fn;
   }
 
   close(): Promise<void> {

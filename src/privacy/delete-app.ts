@@ -16,11 +16,26 @@ export async function deleteApp(apps: AppRegistry, s: PrivacyKinds, app: string)
   const known = await apps.delete(app);
   // The app's requests already past their signature store what they detected: removed below with the rest.
   await apps.inFlight.drained(app);
+  const out = await removeAppData(s, app);
+  const any = Object.values(out).some((n) => n > 0);
+  return known || any ? out : null;
+}
+
+/**
+ * What another node's deletion of the app left to this one (apps/registry.ts `onDeletedElsewhere`):
+ * the requests this node was handling for the app when the deletion reached it, once they are done,
+ * and what they stored, removed as the deleting node removed the rest.
+ */
+export async function removeAfterOwnRequests(apps: AppRegistry, s: PrivacyKinds, app: string): Promise<DeletedApp> {
+  await apps.inFlight.drained(app);
+  return removeAppData(s, app);
+}
+
+async function removeAppData(s: PrivacyKinds, app: string): Promise<DeletedApp> {
   const out: DeletedApp = { ...await s.records.deleteApp(app), triggers: 0, recent_detections: 0, beacons: 0, place_triggers: 0 };
   if (s.beacons) out.beacons = await s.beacons.deleteApp(app);
   if (s.placeTriggers) out.place_triggers = await s.placeTriggers.dropApp(app);
   for (let n: number; (n = await s.outbox.deleteApp(app, BATCH)) > 0;) { out.triggers += n; await yieldTurn(); }
   if (s.recent) out.recent_detections = await s.recent.deleteApp(app);
-  const any = Object.values(out).some((n) => n > 0);
-  return known || any ? out : null;
+  return out;
 }

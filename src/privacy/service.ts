@@ -10,6 +10,8 @@ import { DAY_MS, slotFor } from '../users/touch.js';
 import type { RecentDetections } from '../recent/types.js';
 import type { PrivacyEngine } from './engine.js';
 import type { PrivacyKinds } from './kinds.js';
+import { removeAfterOwnRequests } from './delete-app.js';
+import { log } from '../log.js';
 
 export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: TriggerQueue; engine: PrivacyEngine; beacons?: BeaconStore; placeTriggers?: PrivacyKinds['placeTriggers']; metrics: Metrics; recent?: RecentDetections; busy?: () => boolean }) {
   const userRetentionMs = config.userRetentionDays * DAY_MS;
@@ -20,6 +22,12 @@ export function startPrivacy(config: Config, deps: { apps: AppRegistry; outbox: 
   };
   const run = deps.engine({ outbox: deps.outbox, retention, metrics: deps.metrics, busy: deps.busy, logLevel: config.logLevel });
   const kinds = { records: run.records, outbox: deps.outbox, recent: deps.recent, beacons: deps.beacons, placeTriggers: deps.placeTriggers };
+  deps.apps.onDeletedElsewhere((app) => {
+    removeAfterOwnRequests(deps.apps, kinds, app).then(
+      (removed) => log.info('an app deleted through another node: what this node\'s requests of it stored meanwhile is removed', { app_key: app, ...removed }),
+      (err) => log.error('an app deleted through another node: removing what this node\'s requests stored failed; deleting the app again removes it', { app_key: app, error: String((err as Error)?.message ?? err) }),
+    );
+  });
   return {
     routes: privacyRoutes(kinds, deps.apps.inFlight),
     adminRoutes: privacyAdminRoutes(deps.apps, kinds),

@@ -4,7 +4,8 @@
  * venues published to it). What is written through A is read through B: a user's export lists
  * the triggers A accepted; the explorer lists A's geofences and A's recent detections (bounded,
  * erased and exported through B); an explanation through B uses the history written through A
- * and a beacon registered through A, and answers what a detection through B answers.
+ * and a beacon registered through A, and answers what a detection through B answers. An app
+ * deleted through A while B handles its detections keeps nothing of what they store.
  */
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -16,6 +17,9 @@ import { ADMIN_TOKEN, startDwell, type Running } from '../helpers/server.js';
 import { createApp, earlierEachTime, signed, type TestApp } from '../helpers/client.js';
 import { CASINO, fixes } from '../helpers/requests.js';
 import { until } from '../helpers/until.js';
+import { connect } from '@nats-io/transport-node';
+import { Kvm } from '@nats-io/kv';
+import { USER_PARTITIONS } from '../../src/state/nats/kit.js';
 
 let nats: NatsCluster, A: Running, B: Running;
 let refusing: http.Server;
@@ -155,4 +159,31 @@ test('an explanation through B uses a beacon registered through A, as a detectio
   });
   const detected = await call(B, app, '/v1/detect', body);
   assert.deepEqual(explained.body.data, detected.body.data);
+});
+
+/** The user records of `app` the cluster holds, counted in its buckets directly (no endpoint reads a deleted app's). */
+async function userRecordsOf(app: string): Promise<number> {
+  const nc = await connect({ servers: nats.urls.split(',') });
+  try {
+    let n = 0;
+    for (let i = 0; i < USER_PARTITIONS; i++) {
+      const kv = await new Kvm(nc).open(`dwell-users-${i}`);
+      for await (const _ of await kv.keys(`${app}.>`)) n++;
+    }
+    return n;
+  } finally {
+    await nc.close();
+  }
+}
+
+test('an app deleted through A while B handles its detections: what they store after the deletion is removed too', async () => {
+  const app = await createApp(A.url);
+  const sent = Array.from({ length: 150 }, (_, i) => call(B, app, '/v1/detect', visit(`ad-gone-${i}`, '06')));
+  // Once B has answered one, the rest are being read, queued or detected there (one worker).
+  await Promise.race(sent);
+  const deleted = await admin(A, `/admin/apps/${app.app_key}`, { method: 'DELETE' });
+  assert.equal(deleted.status, 200, JSON.stringify(deleted.body));
+  for (const r of await Promise.all(sent)) assert.ok(r.status === 200 || r.body.error?.code === 'unknown_app', `${r.status} ${JSON.stringify(r.body)}`);
+  // B removes them once its requests of the app have ended; without that they stayed for good.
+  await until('no user record of the deleted app left', async () => (await userRecordsOf(app.app_key)) === 0, 20_000);
 });
