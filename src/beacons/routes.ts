@@ -3,6 +3,7 @@
  * each runs after handleSigned verified the signature; the app in the path must be the signing
  * app (403), and another app's beacon is simply not found (404), never revealed.
  */
+import { singleQuery } from '../http/query.js';
 import { DwellError } from '../errors.js';
 import { pageLimit } from '../http/page-limit.js';
 import type { BeaconList, BeaconRecord, ImportResult, StoredBeacon } from '../schemas/beacon.js';
@@ -67,7 +68,7 @@ export function beaconRoutes({ store, venueKnown }: BeaconDeps): Array<[string, 
     }],
     ['GET', BASE, async (p, ex, app) => {
       bound(p, app);
-      const q = new URLSearchParams(ex.query);
+      const q = singleQuery(ex.query);
       await store.settle();
       const { items, next } = store.list(app.app_key, { tag: q.get('tag') || undefined, after: cursorIn(q.get('cursor')), limit: pageLimit(q.get('limit')) });
       const out: BeaconList = { beacons: items.map(publicBeacon), next_cursor: next === null ? null : Buffer.from(next).toString('base64url') };

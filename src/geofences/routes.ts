@@ -4,6 +4,7 @@
  * the signature and gets the route's params: the app in the path must be the signing app (403
  * otherwise), and a geofence of another app is simply not found (404), never revealed.
  */
+import { singleQuery } from '../http/query.js';
 import { DwellError } from '../errors.js';
 import { pageLimit } from '../http/page-limit.js';
 import type { GeofenceInput, GeofencePatch, GeofenceImportResult, GeofenceList, StoredGeofence } from '../schemas/geofence.js';
@@ -77,7 +78,7 @@ export function geofenceRoutes({ store }: GeofenceDeps): GeofenceRoute[] {
     }],
     ['GET', BASE, async (p, ex, app) => {
       bound(p, app);
-      const q = new URLSearchParams(ex.query);
+      const q = singleQuery(ex.query);
       const tag = q.get('tag') || undefined;
       const limit = pageLimit(q.get('limit'));
       if (q.has('near') || q.has('radius')) {

@@ -2,6 +2,7 @@
  * The five place-trigger endpoints of contract §11, shaped as the geofence ones (§4): signed,
  * the app in the path must be the signing app (403), another app's trigger is simply not found.
  */
+import { singleQuery } from '../http/query.js';
 import { DwellError } from '../errors.js';
 import { pageLimit } from '../http/page-limit.js';
 import { readJson } from '../http/json-body.js';
@@ -38,7 +39,7 @@ export function placeTriggerRoutes(store: PlaceTriggerApi, now: () => number = c
     }],
     ['GET', BASE, async (p, ex, app) => {
       bound(p, app);
-      const q = new URLSearchParams(ex.query);
+      const q = singleQuery(ex.query);
       const { items, next } = await store.list(app.app_key, { after: cursorIn(q.get('cursor')), limit: pageLimit(q.get('limit')) });
       const out: PlaceTriggerList = { place_triggers: items.map(publicTrigger), next_cursor: next === null ? null : Buffer.from(next).toString('base64url') };
       return { status: 200, body: out };

@@ -21,10 +21,18 @@ export function checkSchema<T>(schema: TSchema, value: unknown, prefix = '', exp
   return value as T;
 }
 
-/** What a TypeBox error expected, in words (a union says what it accepts rather than "expected union value"). */
+/**
+ * What a TypeBox error expected, in words: a union, a value of the wrong kind and a missing
+ * property say what the schema accepts ("expected an integer from 0 to 100"), not TypeBox's
+ * "Expected union value", "Expected integer" or "Expected required property".
+ */
 export function expectation(error: { schema: TSchema; message: string }): string {
-  return error.schema.anyOf ? `expected ${expectedOf(error.schema)}` : error.message.toLowerCase();
+  if (error.schema.anyOf || KIND_ONLY.test(error.message)) return `expected ${expectedOf(error.schema)}`;
+  if (error.message === 'Expected required property') return `expected ${expectedOf(error.schema)} (required)`;
+  return error.message.toLowerCase();
 }
+
+const KIND_ONLY = /^Expected (boolean|number|integer|string|object|array|null)$/;
 
 /** What a schema accepts, in words: "a string of at most 256 characters, or null" for TypeBox's "Expected union value". */
 export function expectedOf(schema: TSchema): string {

@@ -5,7 +5,8 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DwellError, invalid } from '../errors.js';
 import { stampMs } from '../time/stamp.js';
-import { jsonObject, show as showValue } from './check.js';
+import type { TSchema } from '@sinclair/typebox';
+import { expectation, jsonObject, show as showValue } from './check.js';
 import {
   LIMITS, StructuredRequest, UnstructuredRequest,
   type DetectRequest, type Signal,
@@ -30,7 +31,7 @@ export function validateDetect(body: unknown, now = clock.now()): ValidRequest {
   const checker = hasEvents ? structured : unstructured;
   // Check is the compiled fast path; Errors walks the value again to explain, so only on failure.
   const first = checker.Check(body) ? undefined : checker.Errors(body).First();
-  if (first) throw invalid(first.path, `${describe(first.path)}: ${explain(first.path, first.message)}, got ${show(first.value)}`);
+  if (first) throw invalid(first.path, `${describe(first.path)}: ${explain(first.path, first)}, got ${show(first.value)}`);
 
   const req = body as DetectRequest;
   checkCommon(req, now);
@@ -121,14 +122,15 @@ export function parseTime(value: string, path: string): number {
 }
 
 /** TypeBox says "expected string to match '<regex>'"; a customer needs the rule in words. */
-function explain(path: string, message: string): string {
+function explain(path: string, error: { schema: TSchema; message: string }): string {
+  const message = error.message;
   if (/(timestamp|start_time|end_time)$/.test(path) && message.includes('match')) {
     return 'expected an ISO-8601 timestamp with a zone offset, like 2024-05-06T07:28:00+01:00';
   }
   if (path.endsWith('bssid') && message.includes('match')) return 'expected six hex pairs separated by colons';
   if (path.endsWith('uuid') && message.includes('match')) return 'expected a UUID of 36 characters, 8-4-4-4-12 hex digits';
   if (/_id$/.test(path) && message.includes('length greater')) return `expected 1 to ${LIMITS.idChars} characters`;
-  return message;
+  return expectation(error);
 }
 
 function describe(path: string): string {

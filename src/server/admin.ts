@@ -2,6 +2,7 @@
  * The admin API (contract §6): apps and their deliveries, behind a bearer token. With no token
  * configured every admin call answers 401, so a forgotten setting never opens it.
  */
+import { singleQuery } from '../http/query.js';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
@@ -87,7 +88,7 @@ export const adminRoutes: Array<[string, string, AdminHandler]> = [
   }],
   ['GET', '/admin/apps/:key/deliveries', async ({ apps, outbox }, p, _b, ex) => {
     if (!apps.get(p.key)) throw new DwellError('not_found', `no app with key ${JSON.stringify(p.key)}`);
-    const status = new URLSearchParams(ex.query).get('status') ?? 'pending';
+    const status = singleQuery(ex.query).get('status') ?? 'pending';
     if (status !== 'pending' && status !== 'dead') throw new DwellError('invalid_request', `status is pending or dead, got ${JSON.stringify(status)}`, '/status');
     const deliveries = (await outbox.list(p.key, status)).map(({ body, ...state }) => ({ ...state, trigger: JSON.parse(body) }));
     return { status: 200, body: { status, count: deliveries.length, deliveries } };

@@ -101,6 +101,25 @@ test('400 invalid_request: a value that is one of several kinds says which, and 
   assert.equal(radius.body.error.message, 'radius: expected a number from 10 to 1000, or null, got -1');
 });
 
+test('400 invalid_request: a value of the wrong kind or a missing field says what is expected, not TypeBox\'s words', async () => {
+  const body = visitRequest();
+  body.events[0].data[0].location.mocked = 'yes';
+  const mocked = await signed(dwell.url, dwell.app, '/v1/detect', body);
+  assert.deepEqual([mocked.status, mocked.body.error.path, mocked.body.error.message], [400, '/events/0/data/0/location/mocked', 'mocked: expected a boolean, got "yes"']);
+  const fence = await signed(dwell.url, dwell.app, `/v2/apps/${dwell.app.app_key}/geofences/create`, { tag: 't', location: { lat: 43.7, long: 7.4, radius: 50 } });
+  assert.deepEqual([fence.status, fence.body.error.path], [400, '/ttl']);
+  assert.match(fence.body.error.message, /^ttl: expected an integer from 0 to \d+ \(required\), got nothing$/);
+});
+
+test('400 invalid_request: a query parameter given twice is refused at its name, not answered for one of them', async () => {
+  const base = `/v2/apps/${dwell.app.app_key}`;
+  for (const path of [`${base}/geofences?near=43.7,7.4&near=48.8,2.3`, `${base}/geofences?limit=5&limit=500`, `${base}/place-triggers?limit=1&limit=2`, `${base}/beacons?limit=1&limit=2`]) {
+    const r = await signed(dwell.url, dwell.app, path);
+    const name = /\?(\w+)=/.exec(path)![1];
+    assert.deepEqual([r.status, r.body.error?.code, r.body.error?.path, r.body.error?.message], [400, 'invalid_request', `/${name}`, `${name} is given once, got 2 values`], path);
+  }
+});
+
 test('400 invalid_json: NaN, truncated JSON, invalid UTF-8, a bare array', async () => {
   for (const raw of ['{"data": NaN}', '{"events": [', Buffer.from([0x7b, 0x22, 0xff, 0xfe, 0x22, 0x7d])]) {
     const r = await signed(dwell.url, dwell.app, '/v1/detect', undefined, { raw: gzipSync(raw) });
