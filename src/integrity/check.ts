@@ -83,6 +83,10 @@ export function checkSignals(input: CheckInput): Checks {
   const times = parsed ? input.times! : new Float64Array(n);
   const located: number[] = [];
   let wifi = false, why: Accusation[] | undefined;
+  // The newest position, taken in this pass from the location already in hand: reading it again
+  // afterwards (signals[i].location at a site of its own) met shapes of signal its feedback had
+  // not seen, and the deoptimisation that followed made V8 finish the heap's sweeping at once.
+  let newestT = -Infinity, newestLat = 0, newestLon = 0, newestAcc = 0;
   for (let i = 0; i < n; i++) {
     const s = signals[i];
     const t = parsed ? times[i] : (times[i] = stampMs(s.timestamp));
@@ -91,7 +95,10 @@ export function checkSignals(input: CheckInput): Checks {
     if (loc) {
       located.push(i);
       if (loc.mocked === true) f |= MOCKED;
-      if ((loc.accuracy ?? 0) > INACCURATE_M) f |= INACCURATE;
+      const acc = loc.accuracy ?? 0;
+      if (acc > INACCURATE_M) f |= INACCURATE;
+      // At equal times the later signal, as the stable sort below leaves last.
+      if (t >= newestT) { newestT = t; newestLat = loc.lat; newestLon = loc.long; newestAcc = acc; }
     }
     if (s.active_wifi?.bssid || s.wifi_scan?.length) wifi = true;
     flags[i] = f;
@@ -126,7 +133,7 @@ export function checkSignals(input: CheckInput): Checks {
   }
   let picks: Int32Array | undefined;
   if (wifi && located.length) why = mismatches(input, flags, times, located, why, (picks = new Int32Array(n * SCAN_STRONGEST).fill(-1)));
-  const newest = located.length ? pos(located[located.length - 1]) : undefined;
+  const newest: LastPosition | undefined = located.length ? [newestLat, newestLon, newestAcc, newestT] : undefined;
   const last = !newest ? prev : !prev || newest[3] >= prev[3] ? newest : prev;
   for (let i = 0; i < n; i++) flags[i] = positionBits(flags[i], signals[i].location !== undefined);
   return why ? { signals, bits: flags, times, last, picks, why } : { signals, bits: flags, times, last, picks };
