@@ -30,13 +30,18 @@ export function newVersions(buffer = new SharedArrayBuffer(4 * (1 + (1 << SLOT_B
   return v;
 }
 
-/** FNV-1a over `kind \0 app \0 name`'s UTF-16 units (keys are short ASCII), without building that string. */
-function slotOf(kind: string, app: string, name: string): number {
+/** FNV-1a's state after `kind \0 app \0` (the UTF-16 units; keys are short ASCII): what every key of one app starts with. */
+function prefixOf(kind: string, app: string): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < kind.length; i++) h = Math.imul(h ^ kind.charCodeAt(i), 0x01000193);
   h = Math.imul(h, 0x01000193);
   for (let i = 0; i < app.length; i++) h = Math.imul(h ^ app.charCodeAt(i), 0x01000193);
-  h = Math.imul(h, 0x01000193);
+  return Math.imul(h, 0x01000193);
+}
+
+/** The slot of `kind \0 app \0 name` by FNV-1a, from the state after its prefix (prefixOf), without building that string. */
+function slotAfter(prefix: number, name: string): number {
+  let h = prefix;
   for (let i = 0; i < name.length; i++) h = Math.imul(h ^ name.charCodeAt(i), 0x01000193);
   return 1 + ((h >>> 0) & MASK);
 }
@@ -55,6 +60,12 @@ export class LearnedCache<V> {
   private evicting: { app: string; entries: Map<string, Entry<V>>; keys: IterableIterator<string> } | null = null;
   /** The counter as read when this thread's read snapshot was last renewed. */
   private snapshot = 0;
+  /**
+   * The app whose keys' hash prefix is kept (prefixOf): a request asks for dozens of keys of one
+   * app, and hashing the kind and app key again for each was half of every slot's hashing.
+   */
+  private prefixApp = '';
+  private prefix = 0;
 
   constructor(private readonly versions: Versions, private readonly maxEntries: number, readonly kind: string) {}
 
@@ -65,12 +76,13 @@ export class LearnedCache<V> {
 
   /** The slot of one key, for `published`. */
   slot(app: string, name: string): number {
-    return slotOf(this.kind, app, name);
+    if (app !== this.prefixApp) { this.prefix = prefixOf(this.kind, app); this.prefixApp = app; }
+    return slotAfter(this.prefix, name);
   }
 
   /** The cached value of `name`, else `load()` (a read from the current snapshot), cached when that is safe. */
   get(app: string, name: string, load: () => V | undefined): V | undefined {
-    const version = Atomics.load(this.versions, slotOf(this.kind, app, name));
+    const version = Atomics.load(this.versions, this.slot(app, name));
     let entries = this.byApp.get(app);
     const e = entries?.get(name);
     if (e && e.version === version) return e.value;
@@ -91,7 +103,7 @@ export class LearnedCache<V> {
   /** The cached value of `name` while it is current, else undefined; never reads LMDB. */
   peek(app: string, name: string): V | undefined {
     const e = this.byApp.get(app)?.get(name);
-    return e && e.version === Atomics.load(this.versions, slotOf(this.kind, app, name)) ? e.value : undefined;
+    return e && e.version === Atomics.load(this.versions, this.slot(app, name)) ? e.value : undefined;
   }
 
   /**
