@@ -19,6 +19,7 @@ import type { ModelParams } from './params.js';
 import { resolveBeacons, type BeaconsHeard, type StayBeacons } from './evidence/beacons.js';
 import { beaconsToLearn } from './evidence/learned-beacons.js';
 import type { BeaconView } from '../schemas/beacon.js';
+import { placesOf, type Heard } from '../integrity/heard.js';
 
 export interface Assessment {
   /** The position used: the GPS centre fused with Wi-Fi positioning. */
@@ -45,6 +46,8 @@ export interface Assessment {
 export interface AssessInput {
   fixes: Fixes; from: number; to: number;
   heard: WifiHeard[];
+  /** The networks the request's checks looked up (integrity/heard.ts): their learned places are not read again. */
+  checked?: Heard;
   startMs: number; endMs: number; offsetMin: number;
   /** Past stays of the user (records.ts `v`). */
   history: readonly number[] | undefined;
@@ -60,7 +63,7 @@ export interface AssessInput {
 export function assess(venues: VenueStore, users: UserStore, app: string, q: AssessInput, p: ModelParams): Assessment | null {
   const ownCentre = robustCentre(q.fixes, q.from, q.to);
   const heard = q.heard;
-  const places = heard.length && p.wifiPos.on ? users.apPlaces(app, heard.map((h) => h.bssid)) : undefined;
+  const places = heard.length && p.wifiPos.on ? placesOf(q.checked, heard.map((h) => h.bssid), (bssids) => users.apPlaces(app, bssids)) : undefined;
   let centre: Centre, gpsCentre: Centre;
   if (ownCentre) {
     gpsCentre = ownCentre;

@@ -64,7 +64,7 @@ export function detectStructured(body: StructuredRequest, ctx: DetectContext): S
     const legs = legsOf(body.events, e, start.ms, end.ms, ctx.params.leg);
     const fixes = fixesOf(ev.data);
     const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
-      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data, 3, 16, checks.picks, first), startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
+      fixes, from: 0, to: fixes.n, heard: wifiOf(ev.data, 3, 16, checks.picks, first, checks.heard), checked: checks.heard, startMs: start.ms, endMs: end.ms, offsetMin: start.offsetMin, history, labels, legs,
       beacons: ctx.params.beacons.on ? beaconsOf(ev.data) : undefined, registry: ctx.beacons,
     }, ctx.params);
     if (!a) {

@@ -46,7 +46,7 @@ export function detectUnstructured(body: UnstructuredRequest, ctx: DetectContext
       const f = clusterFixes(c);
       const endMs = r.endMs ?? c.l;
       const a = assess(ctx.venues, ctx.users, ctx.app.app_key, {
-        fixes: f, from: 0, to: f.n, heard: c.w, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? stayCentresOf(rec) : undefined, labels: user ? stayLabelsOf(rec) : undefined,
+        fixes: f, from: 0, to: f.n, heard: c.w, checked: checks.heard, startMs: r.startMs, endMs, offsetMin: c.o, history: user ? stayCentresOf(rec) : undefined, labels: user ? stayLabelsOf(rec) : undefined,
         beacons: c.b, registry: ctx.beacons,
       }, ctx.params);
       if (!a) continue;

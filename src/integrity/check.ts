@@ -10,6 +10,7 @@ import { stampMs } from '../time/stamp.js';
 import { haversineM, M_PER_DEG } from '../geo/distance.js';
 import { CLOCK_SKEW, INACCURATE, JUMPED, MOCKED, positionBits, WIFI_MISMATCH } from './flags.js';
 import { accuserAt, MISMATCH_M } from './networks.js';
+import type { Heard } from './heard.js';
 
 export const JUMP_M = 10_000;
 export const JUMP_SPEED_MS = 300;
@@ -59,6 +60,8 @@ export interface Checks {
    * checks heard no network (no position, or no Wi-Fi).
    */
   picks?: Int32Array;
+  /** The networks heard and their learned places, for detection to reuse (heard.ts); absent as `picks` is. */
+  heard?: Heard;
   /** What accused, kept only when something did (why.ts says it to the explorer): jumps and mismatches. */
   why?: Accusation[];
 }
@@ -131,21 +134,24 @@ export function checkSignals(input: CheckInput): Checks {
       (why ??= []).push({ flag: 'jumped', a, b, from, to });
     }
   }
-  let picks: Int32Array | undefined;
-  if (wifi && located.length) why = mismatches(input, flags, times, located, why, (picks = new Int32Array(n * SCAN_STRONGEST).fill(-1)));
+  let picks: Int32Array | undefined, heard: Heard | undefined;
+  if (wifi && located.length) {
+    heard = { ids: new Map(), bssids: [], places: [] };
+    why = mismatches(input, flags, times, located, why, (picks = new Int32Array(n * SCAN_STRONGEST).fill(-1)), heard);
+  }
   const newest: LastPosition | undefined = located.length ? [newestLat, newestLon, newestAcc, newestT] : undefined;
   const last = !newest ? prev : !prev || newest[3] >= prev[3] ? newest : prev;
   for (let i = 0; i < n; i++) flags[i] = positionBits(flags[i], signals[i].location !== undefined);
-  return why ? { signals, bits: flags, times, last, picks, why } : { signals, bits: flags, times, last, picks };
+  return why ? { signals, bits: flags, times, last, picks, heard, why } : { signals, bits: flags, times, last, picks, heard };
 }
 
 /** `wifi_mismatch`: a network the app's other users placed far from the position it was heard at. */
-function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, located: readonly number[], why: Accusation[] | undefined, picks: Int32Array): Accusation[] | undefined {
+function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, located: readonly number[], why: Accusation[] | undefined, picks: Int32Array, out: Heard): Accusation[] | undefined {
   const { signals } = input;
   // The request's networks, each once, lower case (as the learned tables key them: a BSSID a phone
   // writes in either case is one network), in hearing order, at most MAX_NETWORKS; and for each,
   // the signals that heard it.
-  const ids = new Map<string, number[]>(), bssids: string[] = [], heard: number[][] = [];
+  const { ids, bssids } = out, heard: number[][] = [];
   for (let i = 0; i < signals.length; i++) hear(ids, bssids, heard, signals[i].active_wifi?.bssid, i);
   for (let i = 0; i < signals.length; i++) {
     const scan = signals[i].wifi_scan;
@@ -158,7 +164,7 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
     }
   }
   if (bssids.length === 0) return why;
-  const places = input.places(bssids);
+  const places = (out.places = input.places(bssids));
   for (let j = 0; j < bssids.length; j++) {
     const at = accuserAt(places[j], input.self);
     if (!at) continue;
@@ -178,31 +184,31 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
   return why;
 }
 
-/** A network heard past MAX_NETWORKS: never pushed to. */
-const PAST: number[] = [];
 /**
- * Network `raw` heard by signal `i`, into `heard` under its lower case. A visit hears the same few
- * networks in every signal: `ids` keys the string as sent too, so a BSSID heard before in the
- * request costs one map read, no lower-cased copy (a function of its own, not a closure per
- * request: it stays optimized).
+ * Network `raw` heard by signal `i`, into `heard` under its lower case's index in `bssids` (-1 in
+ * `ids`: past MAX_NETWORKS). A visit hears the same few networks in every signal: `ids` keys the
+ * string as sent too, so a BSSID heard before in the request costs one map read, no lower-cased
+ * copy (a function of its own, not a closure per request: it stays optimized).
  */
-function hear(ids: Map<string, number[]>, bssids: string[], heard: number[][], raw: string | undefined, i: number): void {
+function hear(ids: Map<string, number>, bssids: string[], heard: number[][], raw: string | undefined, i: number): void {
   if (!raw) return;
-  let list = ids.get(raw);
-  if (list === undefined) {
+  let j = ids.get(raw);
+  if (j === undefined) {
     const b = raw.toLowerCase();
-    if (b !== raw) list = ids.get(b);
-    if (list === undefined) {
+    if (b !== raw) j = ids.get(b);
+    if (j === undefined) {
       // A new list starts with its signal: reading an empty one's last (index -1) would be a named-property lookup in the runtime.
-      if (bssids.length < MAX_NETWORKS) { list = [i]; bssids.push(b); heard.push(list); } else list = PAST;
-      ids.set(b, list);
-      if (b !== raw) ids.set(raw, list);
+      if (bssids.length < MAX_NETWORKS) { j = bssids.length; bssids.push(b); heard.push([i]); } else j = -1;
+      ids.set(b, j);
+      if (b !== raw) ids.set(raw, j);
       return;
     }
-    if (b !== raw) ids.set(raw, list);
+    if (b !== raw) ids.set(raw, j);
   }
+  if (j < 0) return;
+  const list = heard[j];
   // Heard again by the same signal (joined and among its scan's strongest): one hearing.
-  if (list !== PAST && list[list.length - 1] !== i) list.push(i);
+  if (list[list.length - 1] !== i) list.push(i);
 }
 
 type Entry = { bssid?: string; strength?: number };

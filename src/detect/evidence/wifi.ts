@@ -9,6 +9,7 @@ import type { Venue } from '../venue.js';
 import type { WifiHeard } from '../../users/stored.js';
 import type { PooledAp } from '../../learned/shapes.js';
 import { cacheEntries } from '../../cache-budget.js';
+import { lowerOf, type Heard } from '../../integrity/heard.js';
 
 export type { WifiHeard } from '../../users/stored.js';
 
@@ -19,12 +20,13 @@ const PICKS = 3;
 /**
  * Heard networks of an event: every joined network and the few strongest of each scan. `picks`:
  * each scan's strongest three as the checks chose them (integrity/check.ts Checks.picks, the same
- * choice), from the event's first signal at `from`: not chosen again.
+ * choice), from the event's first signal at `from`: not chosen again. `heard`: the checks' networks,
+ * whose lower-cased BSSIDs are taken rather than made again (integrity/heard.ts).
  */
-export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 16, picks?: Int32Array, from = 0): WifiHeard[] {
+export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 16, picks?: Int32Array, from = 0, heard?: Heard): WifiHeard[] {
   const byKey = new Map<string, WifiHeard>();
   const add = (ssid: string | undefined, bssid: string | undefined, strength: number | undefined, active: boolean) => {
-    const b = bssid ? bssid.toLowerCase() : '';
+    const b = bssid ? lowerOf(heard, bssid) : '';
     const key = b || `ssid:${ssid ?? ''}`;
     if (!b && !ssid) return;
     const s = strength ?? (active ? -60 : -85);
