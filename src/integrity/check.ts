@@ -9,7 +9,7 @@ import type { ApPlace } from '../learned/shapes.js';
 import { stampMs } from '../time/stamp.js';
 import { haversineM, M_PER_DEG } from '../geo/distance.js';
 import { CLOCK_SKEW, INACCURATE, JUMPED, MOCKED, positionBits, WIFI_MISMATCH } from './flags.js';
-import { accuserAt, MISMATCH_M } from './networks.js';
+import { mayAccuse, MISMATCH_M } from './networks.js';
 import type { Heard } from './heard.js';
 
 export const JUMP_M = 10_000;
@@ -165,17 +165,22 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
   }
   if (bssids.length === 0) return why;
   const places = (out.places = input.places(bssids));
+  // No object lives across this loop (no {lat, lon}, no array iterator): the accusing path first
+  // runs once some network is established, in optimized code without feedback for it, and a
+  // deoptimisation that has objects to rebuild makes V8 finish the heap's sweeping there and then.
   for (let j = 0; j < bssids.length; j++) {
-    const at = accuserAt(places[j], input.self);
-    if (!at) continue;
-    for (const i of heard[j]) {
+    const place = places[j];
+    if (!mayAccuse(place, input.self)) continue;
+    const atLat = place[1] / place[0], atLon = place[2] / place[0], list = heard[j];
+    for (let k = 0; k < list.length; k++) {
+      const i = list[k];
       const r = signals[i].location ? i : nearest(located, times, times[i]);
       if (r < 0) continue;
       const l = signals[r].location!;
       // A path along the meridian, then along the parallel at l.lat, is no shorter than the great
       // circle: a metre under MISMATCH_M that way (no rounding can matter), no haversine (most networks are heard where they were learned).
-      if ((Math.abs(l.lat - at.lat) + Math.abs(l.long - at.lon) * Math.cos(l.lat * (Math.PI / 180))) * M_PER_DEG < MISMATCH_M - 1) continue;
-      if (haversineM(l.lat, l.long, at.lat, at.lon) > MISMATCH_M) {
+      if ((Math.abs(l.lat - atLat) + Math.abs(l.long - atLon) * Math.cos(l.lat * (Math.PI / 180))) * M_PER_DEG < MISMATCH_M - 1) continue;
+      if (haversineM(l.lat, l.long, atLat, atLon) > MISMATCH_M) {
         flags[i] |= WIFI_MISMATCH; flags[r] |= WIFI_MISMATCH;
         (why ??= []).push({ flag: 'wifi_mismatch', signal: i, position: r, bssid: bssids[j], place: places[j]! });
       }
@@ -235,8 +240,8 @@ function strongest(scan: ReadonlyArray<Entry>): number {
 /** The located signal nearest in time to `t` (within NEAR_MS), or -1; `located` is in time order. */
 function nearest(located: readonly number[], times: Float64Array, t: number): number {
   let best = -1, gap = NEAR_MS;
-  for (const i of located) {
-    const d = Math.abs(times[i] - t);
+  for (let k = 0; k < located.length; k++) {
+    const i = located[k], d = Math.abs(times[i] - t);
     if (d <= gap) { best = i; gap = d; }
   }
   return best;

@@ -46,12 +46,16 @@ export function withWitnesses(next: [number, number, number, number], a: ApPlace
   return [...next, ...box, ...tags] as ApPlace;
 }
 
-/** Where `place` says the network is, when it may accuse `self` (a userTag); else null. */
-export function accuserAt(place: ApPlace | undefined, self: number): { lat: number; lon: number } | null {
-  if (!place || place.length < 8 + MIN_OTHER_USERS || !(place[0] > 0)) return null;
+/** Whether `place` may accuse `self` (a userTag): where it is, is then its mean (place[1] / place[0], place[2] / place[0]). */
+export function mayAccuse(place: ApPlace | undefined, self: number): place is ApPlace {
+  if (!place || place.length < 8 + MIN_OTHER_USERS || !(place[0] > 0)) return false;
   let others = 0;
   for (let i = 8; i < place.length; i++) if (place[i] !== self) others++;
-  if (others < MIN_OTHER_USERS) return null;
-  if (haversineM(place[4], place[6], place[5], place[7]) > MOVING_M) return null;
-  return { lat: place[1] / place[0], lon: place[2] / place[0] };
+  if (others < MIN_OTHER_USERS) return false;
+  return haversineM(place[4], place[6], place[5], place[7]) <= MOVING_M;
+}
+
+/** Where `place` says the network is, when it may accuse `self` (a userTag); else null. */
+export function accuserAt(place: ApPlace | undefined, self: number): { lat: number; lon: number } | null {
+  return mayAccuse(place, self) ? { lat: place[1] / place[0], lon: place[2] / place[0] } : null;
 }
