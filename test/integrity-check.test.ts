@@ -2,13 +2,14 @@
  * The pure checks of contract §12 (src/integrity/check.ts, networks.ts) at their edges, where the
  * end-to-end tests (e2e/integrity-flags.test.ts) cannot cheaply go: a jump along a diagonal (the
  * quick degree test must not skip it), the previous position placed among the request's by time,
- * and which learned places may accuse.
+ * which learned places may accuse, and what of the networks heard detection takes from the checks.
  */
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkSignals } from '../src/integrity/check.js';
 import { accuserAt, userTag, withWitness } from '../src/integrity/networks.js';
 import { JUMPED, WIFI_MISMATCH } from '../src/integrity/flags.js';
+import { lowerOf, placesOf } from '../src/integrity/heard.js';
 import type { ApPlace } from '../src/learned/shapes.js';
 
 const M = 111_195.08;
@@ -71,6 +72,25 @@ test('each network heard is looked up once, lower case, in hearing order, the fi
     const flagged = signals.map((_, s) => ([0, 1, 2].some((j) => checked.has(bssid(s * 3 + j)) && established(bssid(s * 3 + j))) ? 1 : 0));
     assert.deepEqual(Array.from(c.bits, (b) => (b & WIFI_MISMATCH ? 1 : 0)), flagged, `${n} networks: flagged where a checked, established network was heard`);
   }
+});
+
+test('detection takes what the checks heard: a BSSID as sent gives their lower case and place; one past the first 256, or never heard, is read', () => {
+  const bssid = (k: number) => `aa:bb:cc:00:${(k >> 8).toString(16).padStart(2, '0')}:${(k & 255).toString(16).padStart(2, '0')}`;
+  const place = (b: string): ApPlace => [1, parseInt(b.slice(-2), 16), 7, 1];
+  // 300 networks, upper case on odd signals.
+  const signals = Array.from({ length: 100 }, (_, s) => ({
+    ...at(s, 45, 7),
+    wifi_scan: [0, 1, 2].map((j) => ({ bssid: s % 2 ? bssid(s * 3 + j).toUpperCase() : bssid(s * 3 + j), strength: -50 - j })),
+  }));
+  const heard = checkSignals({ signals, previous: undefined, now: Date.UTC(2024, 5, 2), self: 0, places: (bs) => bs.map(place) }).heard!;
+  assert.equal(lowerOf(heard, bssid(5).toUpperCase()), bssid(5));
+  assert.equal(lowerOf(heard, bssid(280).toUpperCase()), bssid(280), 'past the bound: lower-cased anew');
+  const read: string[][] = [];
+  const ask = (bs: readonly string[]) => { read.push([...bs]); return bs.map(place); };
+  const never = 'ff:ff:ff:ff:ff:ff';
+  assert.deepEqual(placesOf(heard, [bssid(5), '', bssid(280), never], ask), [place(bssid(5)), undefined, place(bssid(280)), place(never)]);
+  assert.deepEqual(read, [[bssid(280), never]], 'only what the checks did not read, in one call');
+  assert.deepEqual(placesOf(undefined, [bssid(5)], ask), [place(bssid(5))], 'no checks: all read');
 });
 
 test('wifi_mismatch at 5 km: a network placed 4.95 km away (east or north) does not flag, 5.05 km does', () => {
