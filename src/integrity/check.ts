@@ -124,9 +124,11 @@ export function checkSignals(input: CheckInput): Checks {
   for (let k = 1; k < order.length; k++) {
     const a = order[k - 1], b = order[k];
     // Most neighbours are metres apart: a degree test first (within 0.06° both ways is under 9.5 km), the exact test only when it could be a jump.
+    // cos ≤ 1: longitudes under 0.06° apart pass without it (most do), the same answer.
     const la = a < 0 ? prev![0] : signals[a].location!.lat, lb = b < 0 ? prev![0] : signals[b].location!.lat;
     const oa = a < 0 ? prev![1] : signals[a].location!.long, ob = b < 0 ? prev![1] : signals[b].location!.long;
-    if (Math.abs(la - lb) < 0.06 && Math.abs(oa - ob) * Math.cos(la * (Math.PI / 180)) < 0.06) continue;
+    const dLon = Math.abs(oa - ob);
+    if (Math.abs(la - lb) < 0.06 && (dLon < 0.06 || dLon * Math.cos(la * (Math.PI / 180)) < 0.06)) continue;
     const from = a < 0 ? prev! : pos(a), to = b < 0 ? prev! : pos(b);
     if (isJump(from, to)) {
       if (a >= 0) flags[a] |= JUMPED;
