@@ -88,7 +88,7 @@ export function checkSignals(input: CheckInput): Checks {
   let wifi = false, why: Accusation[] | undefined;
   // The newest position, taken in this pass from the location already in hand: reading it again
   // afterwards (signals[i].location at a site of its own) met shapes of signal its feedback had
-  // not seen, and the deoptimisation that followed made V8 finish the heap's sweeping at once.
+  // not seen, a deoptimisation of checkSignals.
   let newestT = -Infinity, newestLat = 0, newestLon = 0, newestAcc = 0;
   for (let i = 0; i < n; i++) {
     const s = signals[i];
