@@ -46,7 +46,8 @@ function slotAfter(prefix: number, name: string): number {
   return 1 + ((h >>> 0) & MASK);
 }
 
-interface Entry<V> { value: V | undefined; version: number }
+/** A cached value, the version of its slot it was read at, and that slot (slotAfter: a hit does not hash its name again). */
+interface Entry<V> { value: V | undefined; version: number; slot: number }
 
 /**
  * One kind of learned value (`kind` is its key prefix in LMDB), by app and name. Entries are kept
@@ -66,6 +67,12 @@ export class LearnedCache<V> {
    */
   private prefixApp = '';
   private prefix = 0;
+  /**
+   * The last app looked up and its map of entries (undefined: it has none), kept with it: a
+   * request asks for dozens of keys of one app. Reset whenever byApp gains or loses that app.
+   */
+  private lastApp: string | null = null;
+  private lastEntries: Map<string, Entry<V>> | undefined;
 
   constructor(private readonly versions: Versions, private readonly maxEntries: number, readonly kind: string) {}
 
@@ -80,30 +87,42 @@ export class LearnedCache<V> {
     return slotAfter(this.prefix, name);
   }
 
-  /** The cached value of `name`, else `load()` (a read from the current snapshot), cached when that is safe. */
-  get(app: string, name: string, load: () => V | undefined): V | undefined {
-    const version = Atomics.load(this.versions, this.slot(app, name));
-    let entries = this.byApp.get(app);
+  /** The app's map of entries (undefined: none yet), the last app's kept. */
+  private entriesOf(app: string): Map<string, Entry<V>> | undefined {
+    if (app !== this.lastApp) { this.lastEntries = this.byApp.get(app); this.lastApp = app; }
+    return this.lastEntries;
+  }
+
+  /**
+   * The cached value of `name`, else `load(app, name)` (a read from the current snapshot), cached
+   * when that is safe. A cached entry keeps its slot: a hit reads the slot's version without
+   * hashing the name (the slot depends only on the kind, app and name). `load` takes the app and
+   * name rather than closing over them: no closure made per lookup.
+   */
+  get(app: string, name: string, load: (app: string, name: string) => V | undefined): V | undefined {
+    let entries = this.entriesOf(app);
     const e = entries?.get(name);
+    const slot = e ? e.slot : this.slot(app, name);
+    const version = Atomics.load(this.versions, slot);
     if (e && e.version === version) return e.value;
-    const value = load();
+    const value = load(app, name);
     // A slot newer than the snapshot is a commit the snapshot may not hold: not cached.
     if (((version - this.snapshot) | 0) > 0) { if (e) { entries!.delete(name); this.size--; } return value; }
     if (e) { e.value = value; e.version = version; return value; }
     if (this.size >= this.maxEntries) {
       this.evictOne();
-      entries = this.byApp.get(app); // the app's map goes once eviction emptied it
+      entries = this.entriesOf(app); // the app's map goes once eviction emptied it
     }
-    if (!entries) this.byApp.set(app, (entries = new Map()));
-    entries.set(name, { value, version });
+    if (!entries) { this.byApp.set(app, (entries = new Map())); this.lastApp = null; }
+    entries.set(name, { value, version, slot });
     this.size++;
     return value;
   }
 
   /** The cached value of `name` while it is current, else undefined; never reads LMDB. */
   peek(app: string, name: string): V | undefined {
-    const e = this.byApp.get(app)?.get(name);
-    return e && e.version === Atomics.load(this.versions, this.slot(app, name)) ? e.value : undefined;
+    const e = this.entriesOf(app)?.get(name);
+    return e && e.version === Atomics.load(this.versions, e.slot) ? e.value : undefined;
   }
 
   /**
@@ -126,7 +145,7 @@ export class LearnedCache<V> {
       if (next.done) {
         // Walked to the end: what was added since is behind a new iterator; an empty app goes.
         this.evicting = null;
-        if (at.entries.size === 0) this.byApp.delete(at.app);
+        if (at.entries.size === 0) { this.byApp.delete(at.app); this.lastApp = null; }
         continue;
       }
       at.entries.delete(next.value);

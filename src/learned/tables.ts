@@ -186,6 +186,11 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
     }
   };
 
+  // The caches' reads on a miss, made once (a closure per lookup was an allocation each).
+  const loadPlace = (app: string, b: string) => db.get(['apx', app, b]) as ApPlace | undefined;
+  const loadPool = (app: string, b: string) => db.get(['pv', app, b]) as PooledAp | undefined;
+  const loadBeacon = (app: string, k: string) => db.get(['bl', app, k]) as HeardBeacon | undefined;
+
   return {
     teaching<T>(fn: () => T): T {
       written.length = 0;
@@ -219,8 +224,8 @@ export function learnedTables(root: RootDatabase, versions: Versions): LearnedTa
       return out;
     }),
     // Cached values are shared: callers only read them (learn re-reads inside its transaction).
-    apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(app, b, () => db.get(['apx', app, b])) : undefined)),
-    pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(app, b, () => db.get(['pv', app, b])) : undefined)),
-    learnedBeacons: (app, keys) => keys.map((k) => beacons.get(app, k, () => db.get(['bl', app, k]))),
+    apPlaces: (app, bssids) => bssids.map((b) => (b ? places.get(app, b, loadPlace) : undefined)),
+    pooledAps: (app, bssids) => bssids.map((b) => (b ? pools.get(app, b, loadPool) : undefined)),
+    learnedBeacons: (app, keys) => keys.map((k) => beacons.get(app, k, loadBeacon)),
   };
 }
