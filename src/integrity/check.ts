@@ -114,15 +114,15 @@ export function checkSignals(input: CheckInput): Checks {
     const l = signals[i].location!;
     return [l.lat, l.long, l.accuracy ?? 0, times[i]];
   };
-  const order: number[] = located.slice();
+  // The held position's index among them (-1: none), before the first position later than it:
+  // read in place, not spliced into a copy.
   const prev = input.previous;
-  if (prev) {
-    let k = 0;
-    while (k < order.length && times[order[k]] <= prev[3]) k++;
-    order.splice(k, 0, -1);
-  }
-  for (let k = 1; k < order.length; k++) {
-    const a = order[k - 1], b = order[k];
+  let at = -1;
+  if (prev) { at = 0; while (at < located.length && times[located[at]] <= prev[3]) at++; }
+  const m = located.length + (prev ? 1 : 0);
+  for (let k = 1; k < m; k++) {
+    const a = k - 1 === at ? -1 : located[at >= 0 && k - 1 > at ? k - 2 : k - 1];
+    const b = k === at ? -1 : located[at >= 0 && k > at ? k - 1 : k];
     // Most neighbours are metres apart: a degree test first (within 0.06° both ways is under 9.5 km), the exact test only when it could be a jump.
     // cos ≤ 1: longitudes under 0.06° apart pass without it (most do), the same answer.
     const la = a < 0 ? prev![0] : signals[a].location!.lat, lb = b < 0 ? prev![0] : signals[b].location!.lat;
@@ -153,8 +153,9 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
   // The request's networks, each once, lower case (as the learned tables key them: a BSSID a phone
   // writes in either case is one network), in hearing order, at most MAX_NETWORKS; and for each,
   // the signals that heard it.
-  const { ids, bssids } = out, heard: number[][] = [];
-  for (let i = 0; i < signals.length; i++) hear(ids, bssids, heard, signals[i].active_wifi?.bssid, i);
+  const { ids, bssids } = out;
+  nodes = 0;
+  for (let i = 0; i < signals.length; i++) hear(ids, bssids, signals[i].active_wifi?.bssid, i);
   for (let i = 0; i < signals.length; i++) {
     const scan = signals[i].wifi_scan;
     if (!scan) continue;
@@ -162,7 +163,7 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
     for (let j = 0; j < m; j++) {
       const e = scan.length <= SCAN_STRONGEST ? j : top[j];
       picks[i * SCAN_STRONGEST + j] = e;
-      hear(ids, bssids, heard, scan[e].bssid, i);
+      hear(ids, bssids, scan[e].bssid, i);
     }
   }
   if (bssids.length === 0) return why;
@@ -173,9 +174,9 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
   for (let j = 0; j < bssids.length; j++) {
     const place = places[j];
     if (!mayAccuse(place, input.self)) continue;
-    const atLat = place[1] / place[0], atLon = place[2] / place[0], list = heard[j];
-    for (let k = 0; k < list.length; k++) {
-      const i = list[k];
+    const atLat = place[1] / place[0], atLon = place[2] / place[0];
+    for (let node = firstNode[j]; node >= 0; node = nodeNext[node]) {
+      const i = nodeSig[node];
       const r = signals[i].location ? i : nearest(located, times, times[i]);
       if (r < 0) continue;
       const l = signals[r].location!;
@@ -192,30 +193,48 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
 }
 
 /**
- * Network `raw` heard by signal `i`, into `heard` under its lower case's index in `bssids` (-1 in
- * `ids`: past MAX_NETWORKS). A visit hears the same few networks in every signal: `ids` keys the
- * string as sent too, so a BSSID heard before in the request costs one map read, no lower-cased
- * copy (a function of its own, not a closure per request: it stays optimized).
+ * The signals that heard each network of the request (its index in `bssids`), in signal order, as
+ * lists chained through typed arrays kept by the thread (`nodes` of them in use): an array per
+ * network and its growth were an allocation or two each, for lists read only when the network may
+ * accuse. `nodeSig` and `nodeNext` grow as a request needs.
  */
-function hear(ids: Map<string, number>, bssids: string[], heard: number[][], raw: string | undefined, i: number): void {
+const firstNode = new Int32Array(MAX_NETWORKS), lastNode = new Int32Array(MAX_NETWORKS);
+let nodeSig = new Int32Array(1024), nodeNext = new Int32Array(1024), nodes = 0;
+
+/** Signal `i` at the end of network `j`'s list (`first`: it starts one). */
+function listen(j: number, i: number, first: boolean): void {
+  if (nodes === nodeSig.length) {
+    const s = new Int32Array(2 * nodes), x = new Int32Array(2 * nodes);
+    s.set(nodeSig); x.set(nodeNext); nodeSig = s; nodeNext = x;
+  }
+  const node = nodes++;
+  nodeSig[node] = i; nodeNext[node] = -1;
+  if (first) firstNode[j] = node; else nodeNext[lastNode[j]] = node;
+  lastNode[j] = node;
+}
+
+/**
+ * Network `raw` heard by signal `i`, into its lower case's list (listen) under its index in
+ * `bssids` (-1 in `ids`: past MAX_NETWORKS). A visit hears the same few networks in every signal:
+ * `ids` keys the string as sent too, so a BSSID heard before in the request costs one map read, no
+ * lower-cased copy (a function of its own, not a closure per request: it stays optimized).
+ */
+function hear(ids: Map<string, number>, bssids: string[], raw: string | undefined, i: number): void {
   if (!raw) return;
   let j = ids.get(raw);
   if (j === undefined) {
     const b = raw.toLowerCase();
     if (b !== raw) j = ids.get(b);
     if (j === undefined) {
-      // A new list starts with its signal: reading an empty one's last (index -1) would be a named-property lookup in the runtime.
-      if (bssids.length < MAX_NETWORKS) { j = bssids.length; bssids.push(b); heard.push([i]); } else j = -1;
+      if (bssids.length < MAX_NETWORKS) { j = bssids.length; bssids.push(b); listen(j, i, true); } else j = -1;
       ids.set(b, j);
       if (b !== raw) ids.set(raw, j);
       return;
     }
     if (b !== raw) ids.set(raw, j);
   }
-  if (j < 0) return;
-  const list = heard[j];
   // Heard again by the same signal (joined and among its scan's strongest): one hearing.
-  if (list[list.length - 1] !== i) list.push(i);
+  if (j >= 0 && nodeSig[lastNode[j]] !== i) listen(j, i, false);
 }
 
 type Entry = { bssid?: string; strength?: number };
