@@ -159,12 +159,8 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
   for (let i = 0; i < signals.length; i++) {
     const scan = signals[i].wifi_scan;
     if (!scan) continue;
-    const m = strongest(scan);
-    for (let j = 0; j < m; j++) {
-      const e = scan.length <= SCAN_STRONGEST ? j : top[j];
-      picks[i * SCAN_STRONGEST + j] = e;
-      hear(ids, bssids, scan[e].bssid, i);
-    }
+    const at = i * SCAN_STRONGEST, m = strongest(scan, picks, at);
+    for (let j = 0; j < m; j++) hear(ids, bssids, scan[picks[at + j]].bssid, i);
   }
   if (bssids.length === 0) return why;
   const places = (out.places = input.places(bssids));
@@ -239,23 +235,35 @@ function hear(ids: Map<string, number>, bssids: string[], raw: string | undefine
 
 type Entry = { bssid?: string; strength?: number };
 /**
- * A scan's strongest entries, by `strongest`: their indexes in the scan (an Int32Array, as
- * wifiOf's: writing the entries themselves into an array cost a write barrier each).
+ * A scan's strongest SCAN_STRONGEST (3) entries, strongest first and the earlier of equals first
+ * (an insertion that moves an entry only above a weaker one), their indexes in the scan written at
+ * `picks[at]` on; how many (the whole scan when it is no longer). The three are kept in locals and
+ * each entry's strength is read once: with them in a module's Int32Array, read back at every
+ * comparison, this cost some 120 instructions an entry (27 k a request on bench:http's bodies).
  */
-const top = new Int32Array(SCAN_STRONGEST);
-const strengthOf = (e: Entry) => e.strength ?? -100;
-/** How many of a scan's entries are its strongest SCAN_STRONGEST: the scan itself when it is no longer, else the entries at `top`'s first indexes (valid until the next call). */
-function strongest(scan: ReadonlyArray<Entry>): number {
-  if (scan.length <= SCAN_STRONGEST) return scan.length;
-  let m = 0;
-  for (let i = 0; i < scan.length; i++) {
-    const st = strengthOf(scan[i]);
-    if (m < SCAN_STRONGEST) top[m++] = i;
-    else if (st > strengthOf(scan[top[SCAN_STRONGEST - 1]])) top[SCAN_STRONGEST - 1] = i;
-    else continue;
-    for (let j = m - 1; j > 0 && strengthOf(scan[top[j]]) > strengthOf(scan[top[j - 1]]); j--) { const x = top[j]; top[j] = top[j - 1]; top[j - 1] = x; }
+function strongest(scan: ReadonlyArray<Entry>, picks: Int32Array, at: number): number {
+  const n = scan.length;
+  if (n <= SCAN_STRONGEST) {
+    for (let j = 0; j < n; j++) picks[at + j] = j;
+    return n;
   }
-  return m;
+  let m = 0, a = -1, b = -1, c = -1, sa = 0, sb = 0, sc = 0;
+  for (let i = 0; i < n; i++) {
+    const st = scan[i].strength ?? -100;
+    if (m === 0) { a = i; sa = st; m = 1; }
+    else if (m === 1) {
+      if (st > sa) { b = a; sb = sa; a = i; sa = st; } else { b = i; sb = st; }
+      m = 2;
+    } else if (m === 2 || st > sc) {
+      if (st > sb) {
+        c = b; sc = sb;
+        if (st > sa) { b = a; sb = sa; a = i; sa = st; } else { b = i; sb = st; }
+      } else { c = i; sc = st; }
+      m = 3;
+    }
+  }
+  picks[at] = a; picks[at + 1] = b; picks[at + 2] = c;
+  return SCAN_STRONGEST;
 }
 
 /** The located signal nearest in time to `t` (within NEAR_MS), or -1; `located` is in time order. */
