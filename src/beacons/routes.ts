@@ -3,7 +3,6 @@
  * each runs after handleSigned verified the signature; the app in the path must be the signing
  * app (403), and another app's beacon is simply not found (404), never revealed.
  */
-import { singleQuery } from '../http/query.js';
 import { DwellError } from '../errors.js';
 import { pageLimit } from '../http/page-limit.js';
 import type { BeaconList, BeaconRecord, ImportResult, StoredBeacon } from '../schemas/beacon.js';
@@ -14,6 +13,7 @@ import { validateCreate, validateUpdate } from './validate.js';
 import { parseImport } from './import.js';
 import { bound, type AppHandler } from '../http/app-route.js';
 import { checkImportType } from '../http/import-lines.js';
+import { singleQuery } from '../http/query.js';
 
 export interface BeaconDeps {
   store: BeaconStore;

@@ -4,7 +4,6 @@
  * the signature and gets the route's params: the app in the path must be the signing app (403
  * otherwise), and a geofence of another app is simply not found (404), never revealed.
  */
-import { singleQuery } from '../http/query.js';
 import { DwellError } from '../errors.js';
 import { pageLimit } from '../http/page-limit.js';
 import type { GeofenceInput, GeofencePatch, GeofenceImportResult, GeofenceList, StoredGeofence } from '../schemas/geofence.js';
@@ -16,6 +15,7 @@ import { validateCreate, validateUpdate } from './validate.js';
 import { parseImport, type ImportItem, type LineError } from './import.js';
 import { bound, type AppHandler } from '../http/app-route.js';
 import { checkImportType } from '../http/import-lines.js';
+import { singleQuery } from '../http/query.js';
 import type { NearPage, NearQuery } from './near.js';
 import { nearQuery } from './near-query.js';
 

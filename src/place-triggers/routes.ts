@@ -2,11 +2,11 @@
  * The five place-trigger endpoints of contract §11, shaped as the geofence ones (§4): signed,
  * the app in the path must be the signing app (403), another app's trigger is simply not found.
  */
-import { singleQuery } from '../http/query.js';
 import { DwellError } from '../errors.js';
 import { pageLimit } from '../http/page-limit.js';
 import { readJson } from '../http/json-body.js';
 import { bound, type AppHandler } from '../http/app-route.js';
+import { singleQuery } from '../http/query.js';
 import { PLACE_LIMITS, type PlaceTriggerList } from '../schemas/place-trigger.js';
 import { clock } from '../time/clock.js';
 import { ID_PATTERN, patchedTrigger, publicTrigger, type PlaceTriggerApi } from './records.js';

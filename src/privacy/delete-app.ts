@@ -14,17 +14,16 @@ export interface DeletedApp { users: number; learned: number; geofences: number;
 
 export async function deleteApp(apps: AppRegistry, s: PrivacyKinds, app: string): Promise<DeletedApp | null> {
   const known = await apps.delete(app);
-  // The app's requests already past their signature store what they detected: removed below with the rest.
-  await apps.inFlight.drained(app);
-  const out = await removeAppData(s, app);
+  // The app's requests already past their signature store what they detected: removed with the rest.
+  const out = await removeAfterOwnRequests(apps, s, app);
   const any = Object.values(out).some((n) => n > 0);
   return known || any ? out : null;
 }
 
 /**
- * What another node's deletion of the app left to this one (apps/registry.ts `onDeletedElsewhere`):
- * the requests this node was handling for the app when the deletion reached it, once they are done,
- * and what they stored, removed as the deleting node removed the rest.
+ * Once this node's requests of the app have ended, everything stored for it removed: after this
+ * node's own deletion, and after another node's (apps/registry.ts `onDeletedElsewhere`), where the
+ * requests this node was handling when the deletion reached it may have stored after it.
  */
 export async function removeAfterOwnRequests(apps: AppRegistry, s: PrivacyKinds, app: string): Promise<DeletedApp> {
   await apps.inFlight.drained(app);

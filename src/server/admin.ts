@@ -2,7 +2,6 @@
  * The admin API (contract §6): apps and their deliveries, behind a bearer token. With no token
  * configured every admin call answers 401, so a forgotten setting never opens it.
  */
-import { singleQuery } from '../http/query.js';
 import { timingSafeEqual, createHash } from 'node:crypto';
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import type { TSchema } from '@sinclair/typebox';
@@ -14,6 +13,7 @@ import { readBody, type RawBody } from '../http/body.js';
 import { checkMediaType, parseJson, plainBytes } from '../http/json-body.js';
 import { expectation, jsonObject, show } from '../schemas/check.js';
 import type { Exchange, Reply } from '../http/reply.js';
+import { singleQuery } from '../http/query.js';
 
 export interface AdminDeps { apps: AppRegistry; outbox: Outbox; token: string }
 

@@ -2,8 +2,9 @@
  * Names in JetStream for the trigger queue: two streams (pending triggers and dead ones) whose
  * subjects carry the app and a hash of the user, `dwell.outbox.<app>.<user hash>`. Erasing a
  * user or deleting an app then walks one subject filter, with no index to keep beside the
- * messages (outbox.ts: the dead ones purged by filter, the pending ones deleted one by one). The user's identity key is hashed so that no user id appears in
- * subjects (they show in server logs and monitoring); anonymous triggers go under `_`.
+ * messages (outbox.ts: the dead ones purged by filter, the pending ones deleted one by one). The
+ * user's identity key is hashed so that no user id appears in subjects (they show in server logs
+ * and monitoring); anonymous triggers go under `_`.
  */
 import { createHash } from 'node:crypto';
 import { userOf } from '../../users/identity.js';
