@@ -121,8 +121,7 @@ export function checkSignals(input: CheckInput): Checks {
   if (prev) { at = 0; while (at < located.length && times[located[at]] <= prev[3]) at++; }
   const m = located.length + (prev ? 1 : 0);
   for (let k = 1; k < m; k++) {
-    const a = k - 1 === at ? -1 : located[at >= 0 && k - 1 > at ? k - 2 : k - 1];
-    const b = k === at ? -1 : located[at >= 0 && k > at ? k - 1 : k];
+    const a = nth(located, at, k - 1), b = nth(located, at, k);
     // Most neighbours are metres apart: a degree test first (within 0.06° both ways is under 9.5 km), the exact test only when it could be a jump.
     // cos ≤ 1: longitudes under 0.06° apart pass without it (most do), the same answer.
     const la = a < 0 ? prev![0] : signals[a].location!.lat, lb = b < 0 ? prev![0] : signals[b].location!.lat;
@@ -145,6 +144,11 @@ export function checkSignals(input: CheckInput): Checks {
   const last = !newest ? prev : !prev || newest[3] >= prev[3] ? newest : prev;
   for (let i = 0; i < n; i++) flags[i] = positionBits(flags[i], signals[i].location !== undefined);
   return why ? { signals, bits: flags, times, last, picks, heard, why } : { signals, bits: flags, times, last, picks, heard };
+}
+
+/** The k-th position in time order when the held one sits at `at` (-1: none held): its signal's index, -1 for the held one. */
+function nth(located: readonly number[], at: number, k: number): number {
+  return k === at ? -1 : located[at >= 0 && k > at ? k - 1 : k];
 }
 
 /** `wifi_mismatch`: a network the app's other users placed far from the position it was heard at. */
