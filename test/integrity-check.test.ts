@@ -93,6 +93,33 @@ test('detection takes what the checks heard: a BSSID as sent gives their lower c
   assert.deepEqual(placesOf(undefined, [bssid(5)], ask), [place(bssid(5))], 'no checks: all read');
 });
 
+test('one network sent in 600 spellings is one network and crowds out none of 256 others; a later request\'s checks leave an earlier one\'s answers right', () => {
+  const bssid = (k: number) => `aa:bb:cc:00:${(k >> 8).toString(16).padStart(2, '0')}:${(k & 255).toString(16).padStart(2, '0')}`;
+  // Every case mix of a–f in 'ab:cd:ef:ab:cd:ef' (12 letters: 4,096 of them), the first 600.
+  const spell = (k: number) => [...'ab:cd:ef:ab:cd:ef'].map((ch, i) => (ch !== ':' && (k >> (i - Math.floor(i / 3))) & 1 ? ch.toUpperCase() : ch)).join('');
+  const spellings = new Set(Array.from({ length: 600 }, (_, k) => spell(k)));
+  assert.equal(spellings.size, 600);
+  const signals = [...spellings].map((b, s) => ({ ...at(s, 45, 7), active_wifi: { bssid: b }, ...(s < 255 ? { wifi_scan: [{ bssid: bssid(s), strength: -50 }] } : {}) }));
+  const asked: string[] = [];
+  const c = checkSignals({ signals, previous: undefined, now: Date.UTC(2024, 5, 2), self: 0, places: (bs) => { asked.push(...bs); return bs.map(() => undefined); } });
+  assert.deepEqual(asked, ['ab:cd:ef:ab:cd:ef', ...Array.from({ length: 255 }, (_, s) => bssid(s))], 'the spellings are one network; all 255 others are looked up');
+  assert.equal(lowerOf(c.heard, spell(599)), 'ab:cd:ef:ab:cd:ef');
+  // Another request's checks take the thread's network table: the first request's detection still gets its own answers.
+  const other = checkSignals({ signals: [{ ...at(0, 45, 7), wifi_scan: [{ bssid: bssid(7).toUpperCase(), strength: -50 }] }], previous: undefined, now: Date.UTC(2024, 5, 2), self: 0, places: (bs) => bs.map(() => [1, 1, 1, 1] as ApPlace) });
+  assert.equal(lowerOf(other.heard, bssid(7).toUpperCase()), bssid(7));
+  assert.equal(lowerOf(c.heard, bssid(7).toUpperCase()), bssid(7));
+  const read: string[][] = [];
+  assert.deepEqual(placesOf(c.heard, [bssid(7)], (bs) => { read.push([...bs]); return bs.map(() => undefined); }), [undefined], 'its own place (none), not the later request\'s');
+  assert.deepEqual(read, [[bssid(7)]], 'read again, since the table has moved on');
+});
+
+test('a BSSID whose lower case is not ASCII case folding (a Kelvin sign for k) is still one network with its lower case', () => {
+  const signals = ['00:00:00:00:00:k1', '00:00:00:00:00:\u212A1', '00:00:00:00:00:k1'].map((b, s) => ({ ...at(s, 45, 7), active_wifi: { bssid: b } }));
+  const asked: string[] = [];
+  checkSignals({ signals, previous: undefined, now: Date.UTC(2024, 5, 2), self: 0, places: (bs) => { asked.push(...bs); return bs.map(() => undefined); } });
+  assert.deepEqual(asked, ['00:00:00:00:00:k1']);
+});
+
 test('wifi_mismatch at 5 km: a network placed 4.95 km away (east or north) does not flag, 5.05 km does', () => {
   const self = userTag('z');
   const placed = (lat: number, long: number) => {

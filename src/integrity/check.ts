@@ -11,6 +11,7 @@ import { haversineM, M_PER_DEG } from '../geo/distance.js';
 import { CLOCK_SKEW, INACCURATE, JUMPED, MOCKED, positionBits, WIFI_MISMATCH } from './flags.js';
 import { mayAccuse, MISMATCH_M } from './networks.js';
 import type { Heard } from './heard.js';
+import { ABSENT, hashOf, indexOf, MAX_KEYS, newGeneration, setIndex } from './network-table.js';
 
 export const JUMP_M = 10_000;
 export const JUMP_SPEED_MS = 300;
@@ -137,7 +138,7 @@ export function checkSignals(input: CheckInput): Checks {
   }
   let picks: Int32Array | undefined, heard: Heard | undefined;
   if (wifi && located.length) {
-    heard = { ids: new Map(), bssids: [], places: [] };
+    heard = { generation: newGeneration(), bssids: [], places: [], joined: new Int32Array(n).fill(-1), picked: new Int32Array(n * SCAN_STRONGEST).fill(-1) };
     why = mismatches(input, flags, times, located, why, (picks = new Int32Array(n * SCAN_STRONGEST).fill(-1)), heard);
   }
   const newest: LastPosition | undefined = located.length ? [newestLat, newestLon, newestAcc, newestT] : undefined;
@@ -157,14 +158,14 @@ function mismatches(input: CheckInput, flags: Uint8Array, times: Float64Array, l
   // The request's networks, each once, lower case (as the learned tables key them: a BSSID a phone
   // writes in either case is one network), in hearing order, at most MAX_NETWORKS; and for each,
   // the signals that heard it.
-  const { ids, bssids } = out;
+  const { bssids, joined, picked } = out;
   nodes = 0;
-  for (let i = 0; i < signals.length; i++) hear(ids, bssids, signals[i].active_wifi?.bssid, i);
+  for (let i = 0; i < signals.length; i++) joined[i] = hear(bssids, signals[i].active_wifi?.bssid, i);
   for (let i = 0; i < signals.length; i++) {
     const scan = signals[i].wifi_scan;
     if (!scan) continue;
     const at = i * SCAN_STRONGEST, m = strongest(scan, picks, at);
-    for (let j = 0; j < m; j++) hear(ids, bssids, scan[picks[at + j]].bssid, i);
+    for (let j = 0; j < m; j++) picked[at + j] = hear(bssids, scan[picks[at + j]].bssid, i);
   }
   if (bssids.length === 0) return why;
   const places = (out.places = input.places(bssids));
@@ -214,27 +215,34 @@ function listen(j: number, i: number, first: boolean): void {
 }
 
 /**
- * Network `raw` heard by signal `i`, into its lower case's list (listen) under its index in
- * `bssids` (-1 in `ids`: past MAX_NETWORKS). A visit hears the same few networks in every signal:
- * `ids` keys the string as sent too, so a BSSID heard before in the request costs one map read, no
- * lower-cased copy (a function of its own, not a closure per request: it stays optimized).
+ * Network `raw` heard by signal `i`, into its lower case's list (listen); its index in `bssids`,
+ * -1 for none or past MAX_NETWORKS. A visit hears the same few networks in every signal: the
+ * thread's network table keys the string as sent too, so a BSSID heard before in the request
+ * costs one lookup, no lower-cased copy. Lower-case keys are held for every network within
+ * MAX_NETWORKS, and a spelling only while that leaves them room; past MAX_NETWORKS nothing is
+ * kept (only abuse hears so many).
  */
-function hear(ids: Map<string, number>, bssids: string[], raw: string | undefined, i: number): void {
-  if (!raw) return;
-  let j = ids.get(raw);
-  if (j === undefined) {
+function hear(bssids: string[], raw: string | undefined, i: number): number {
+  if (!raw) return -1;
+  const h = hashOf(raw);
+  let j = indexOf(raw, h);
+  if (j === ABSENT) {
     const b = raw.toLowerCase();
-    if (b !== raw) j = ids.get(b);
-    if (j === undefined) {
-      if (bssids.length < MAX_NETWORKS) { j = bssids.length; bssids.push(b); listen(j, i, true); } else j = -1;
-      ids.set(b, j);
-      if (b !== raw) ids.set(raw, j);
-      return;
+    // The hash folds ASCII case only: a lower case made otherwise (a Kelvin sign's k) hashes anew.
+    const hb = b === raw ? h : hashOf(b);
+    if (b !== raw) j = indexOf(b, hb);
+    if (j === ABSENT) {
+      if (bssids.length >= MAX_NETWORKS) return -1;
+      j = bssids.length; bssids.push(b); listen(j, i, true);
+      setIndex(b, hb, j);
+      if (b !== raw) setIndex(raw, h, j, MAX_KEYS - MAX_NETWORKS);
+      return j;
     }
-    if (b !== raw) ids.set(raw, j);
+    setIndex(raw, h, j, MAX_KEYS - MAX_NETWORKS);
   }
   // Heard again by the same signal (joined and among its scan's strongest): one hearing.
-  if (j >= 0 && nodeSig[lastNode[j]] !== i) listen(j, i, false);
+  if (nodeSig[lastNode[j]] !== i) listen(j, i, false);
+  return j;
 }
 
 type Entry = { bssid?: string; strength?: number };

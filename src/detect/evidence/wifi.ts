@@ -9,7 +9,7 @@ import type { Venue } from '../venue.js';
 import type { WifiHeard } from '../../users/stored.js';
 import type { PooledAp } from '../../learned/shapes.js';
 import { cacheEntries } from '../../cache-budget.js';
-import { lowerOf, type Heard } from '../../integrity/heard.js';
+import { lowerAt, type Heard } from '../../integrity/heard.js';
 
 export type { WifiHeard } from '../../users/stored.js';
 
@@ -20,13 +20,15 @@ const PICKS = 3;
 /**
  * Heard networks of an event: every joined network and the few strongest of each scan. `picks`:
  * each scan's strongest three as the checks chose them (integrity/check.ts Checks.picks, the same
- * choice), from the event's first signal at `from`: not chosen again. `heard`: the checks' networks,
- * whose lower-cased BSSIDs are taken rather than made again (integrity/heard.ts).
+ * choice), from the event's first signal at `from`: not chosen again. `heard`: the checks' networks
+ * (of the same signals, from `from`), whose lower-cased BSSIDs are taken rather than made again
+ * (integrity/heard.ts).
  */
 export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 16, picks?: Int32Array, from = 0, heard?: Heard): WifiHeard[] {
   const byKey = new Map<string, WifiHeard>();
-  const add = (ssid: string | undefined, bssid: string | undefined, strength: number | undefined, active: boolean) => {
-    const b = bssid ? lowerOf(heard, bssid) : '';
+  // `net`: the network's index in heard.bssids, where the checks said it (heard.ts joined, picked).
+  const add = (ssid: string | undefined, bssid: string | undefined, strength: number | undefined, active: boolean, net = -1) => {
+    const b = bssid ? lowerAt(heard, net, bssid) : '';
     const key = b || `ssid:${ssid ?? ''}`;
     if (!b && !ssid) return;
     const s = strength ?? (active ? -60 : -85);
@@ -34,13 +36,16 @@ export function wifiOf(signals: readonly Signal[], maxScanPerSignal = 3, max = 1
     if (had) { had.active ||= active; if (s > had.strength) had.strength = s; return; }
     if (byKey.size < max) byKey.set(key, { key, ssid: ssid ?? '', bssid: b, strength: s, active });
   };
-  for (const s of signals) if (s.active_wifi) add(s.active_wifi.ssid, s.active_wifi.bssid, s.active_wifi.strength, true);
+  for (let i = 0; i < signals.length; i++) {
+    const a = signals[i].active_wifi;
+    if (a) add(a.ssid, a.bssid, a.strength, true, heard ? heard.joined[from + i] : -1);
+  }
   const picked = picks !== undefined && maxScanPerSignal === PICKS;
   for (let i = 0; i < signals.length; i++) {
     const scan = signals[i].wifi_scan;
     if (!scan || scan.length === 0) continue;
     if (picked) {
-      for (let j = 0, at = (from + i) * PICKS; j < PICKS && picks[at + j] >= 0; j++) { const e = scan[picks[at + j]]; add(e.ssid, e.bssid, e.strength, false); }
+      for (let j = 0, at = (from + i) * PICKS; j < PICKS && picks[at + j] >= 0; j++) { const e = scan[picks[at + j]]; add(e.ssid, e.bssid, e.strength, false, heard ? heard.picked[at + j] : -1); }
       continue;
     }
     // Scans come strongest first from most SDKs, but nothing promises it: pick the strongest
