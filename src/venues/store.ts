@@ -128,15 +128,16 @@ class OpenStore implements VenueStore {
 /**
  * Positions of up to `n` venues spread over the store (records are in Hilbert order, so evenly
  * spaced indexes are spread in space): where the workers' warm-up requests go (server/warm-up.ts).
+ * With the venue's name, after which some of the warm-up's networks are called, as shops' are.
  */
-export function samplePositions(h: StoreHandle, n: number): Array<{ lat: number; lon: number }> {
+export function samplePositions(h: StoreHandle, n: number): Array<{ lat: number; lon: number; name: string }> {
   const db = openRecords(join(h.dir, RECORDS), true);
   try {
-    const out: Array<{ lat: number; lon: number }> = [];
+    const out: Array<{ lat: number; lon: number; name: string }> = [];
     const step = Math.max(1, h.count / n);
     for (let i = step / 2; i < h.count && out.length < n; i += step) {
       const v = db.venues.get(Math.floor(i));
-      if (v) out.push({ lat: v.lat, lon: v.lon });
+      if (v) out.push({ lat: v.lat, lon: v.lon, name: v.name });
     }
     return out;
   } finally {
