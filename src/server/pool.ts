@@ -151,7 +151,7 @@ export class DetectPool {
    * With DWELL_WARM_UP=off the pool is `warm` at once and nothing runs; the workers load their
    * modules and open the stores on their first tasks. For the tests, which start ~100 servers:
    * start to ready to exit with 2 workers took 1.5 s of CPU instead of 2.9 (median of 5; the
-   * warm-up's ~260 detections and the optimising compiler's work on them).
+   * warm-up's detections, ~260 then, and the optimising compiler's work on them).
    */
   warm(store: StoreHandle, dataDir: string, capMs = WARM_UP_CAP_MS): Promise<void> {
     if (this.warmUp === 'off') {
