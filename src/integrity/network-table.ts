@@ -17,20 +17,23 @@ export const MAX_KEYS = SIZE >> 1;
 /** What indexOf answers for a key the table does not hold. */
 export const ABSENT = -2;
 
-// The keys: a new array each generation, young as the request's strings are (one held by the
-// thread from generation to generation is old, and every key stored in it was a write barrier
-// and a remembered-set entry for the scavenger: 8 k instructions a request on bench:http's bodies).
+// The keys themselves in a new array each generation, in the order stored, young as the request's
+// strings are: a slot holds its key's place there. Strings kept in an array held by the thread (old)
+// were a write barrier and a remembered-set entry each, 8 k instructions a request on bench:http's
+// bodies; an array of all the slots each request, 8 KB of garbage a request, more scavenges.
 let keys: string[] = [];
-const hashes = new Int32Array(SIZE), values = new Int32Array(SIZE), gens = new Int32Array(SIZE);
-let generation = 0, count = 0;
+const hashes = new Int32Array(SIZE), values = new Int32Array(SIZE), gens = new Int32Array(SIZE), places = new Int32Array(SIZE);
+let generation = 0;
 
 /** Forgets every key (a new request's table); the generation its keys will carry. */
 export function newGeneration(): number {
   generation = (generation + 1) | 0;
   // After 2^32 requests a generation comes back: slots of its first use must not count as held.
   if (generation === 0) { gens.fill(0); generation = 1; }
-  count = 0;
-  keys = new Array<string>(SIZE);
+  // An array literal of a string, not []: its elements are of the kind strings need from the
+  // start, so a push is inlined (from [], each generation's first push changed the kind, and V8
+  // called its push builtin for every key). keys[0] is no key.
+  keys = [''];
   return generation;
 }
 
@@ -61,7 +64,7 @@ export function hashOf(s: string): number {
 /** The value stored for `s`, whose hashOf is `h`, in this generation, or ABSENT. */
 export function indexOf(s: string, h = hashOf(s)): number {
   for (let at = h & MASK; gens[at] === generation; at = (at + 1) & MASK) {
-    if (hashes[at] === h && keys[at] === s) return values[at];
+    if (hashes[at] === h && keys[places[at]] === s) return values[at];
   }
   return ABSENT;
 }
@@ -72,9 +75,9 @@ export function indexOf(s: string, h = hashOf(s)): number {
  * be held keep room ahead of keys that only save a lookup.
  */
 export function setIndex(s: string, h: number, value: number, spare = 0): void {
-  if (count + spare >= MAX_KEYS) return;
+  if (keys.length - 1 + spare >= MAX_KEYS) return;
   let at = h & MASK;
   while (gens[at] === generation) at = (at + 1) & MASK;
-  gens[at] = generation; hashes[at] = h; keys[at] = s; values[at] = value;
-  count++;
+  gens[at] = generation; hashes[at] = h; values[at] = value; places[at] = keys.length;
+  keys.push(s);
 }
