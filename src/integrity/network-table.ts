@@ -5,8 +5,8 @@
  * whole, the Map grows from 4 entries by rehashing, and every probe compares strings.
  *
  * Here a key's hash reads four characters (a BSSID's last two octets: the networks a phone hears
- * together often share a maker's first three), case-folded, so that the spellings of one network
- * share a chain; a probe compares strings only when the full hashes agree. A new
+ * together often share a maker's first three), ASCII case folded, so that the spellings of one
+ * network share a chain; a probe compares strings only when the full hashes agree. A new
  * generation forgets every key at once, with nothing written; `Heard.generation` tells detection
  * whether the table still holds its request's keys.
  */
@@ -43,9 +43,8 @@ export const currentGeneration = (): number => generation;
 /**
  * FNV-1a over the last two octets' hex digits (of a BSSID; of any string, its characters at
  * those places), each with bit 0x20 set (A–F read as a–f: the ASCII spellings of a network share
- * a chain), then mixed so that the low bits spread. Four
- * characters, not the whole string: a key is hashed at every lookup (V8 keeps a string's own
- * hash, but hashes all of it, and a Map grows and rehashes).
+ * a chain), then mixed so that the low bits spread. Four characters, not the whole string: a key
+ * is hashed at every lookup (V8 keeps a string's own hash, but hashes all of it).
  */
 export function hashOf(s: string): number {
   const n = s.length;
