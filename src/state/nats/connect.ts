@@ -37,6 +37,8 @@ export async function connectNats(servers: readonly string[], opts: ConnectOptio
     waitOnFirstConnect: false,
     timeout: opts.timeoutMs ?? 2_000,
   })).catch((err) => { throw unavailable(err); });
+  connected = true;
+  followStatus(nc);
   const timeout = opts.timeoutMs ?? 2_000;
   const js = jetstream(nc, { timeout });
   // The manager asks the cluster for the account first: a thread that opens its connection while a
@@ -87,12 +89,28 @@ export function isTransient(err: unknown): boolean {
  * How long one call to the cluster keeps retrying an outage or an election before it gives up
  * (then 503): a server lost takes the client a moment to reconnect to another and JetStream a few
  * seconds to elect new leaders, and a request should ride that out rather than be refused
- * (contract §8). Once the cluster has answered nothing for longer than this, calls fail at once
- * instead (an outage, not a failover), so a request never waits this long more than once.
+ * (contract §8). Once this thread's connection has been down and its calls failing for longer
+ * than this, calls fail at once instead (an outage, not a failover), so a request never waits
+ * this long more than once. While the connection is up, a failing call is an election (or a
+ * leader not yet caught up) and keeps its whole window: with the rule keyed to failures alone, a
+ * request just after an election that took longer than the window was refused at its first
+ * failure (e2e/cluster-state-outage, once in CI).
  */
 export const RETRY_WINDOW_MS = 5_000;
 /** Since when calls of this thread have failed for an outage, with no answer since; 0 while the cluster answers. */
 let failingSince = 0;
+/** Whether this thread's connection to the cluster is up (its last status: a disconnect, or a reconnect since). */
+let connected = true;
+
+/** Follows a connection's status for `retrying` (one connection a thread: see the file's comment). */
+function followStatus(nc: NatsConnection): void {
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === 'disconnect') connected = false;
+      else if (s.type === 'reconnect') connected = true;
+    }
+  })();
+}
 
 /** Runs `call`, again after a short wait while it fails for an outage or an election (see RETRY_WINDOW_MS). */
 export async function retrying<T>(call: () => Promise<T>, windowMs = RETRY_WINDOW_MS): Promise<T> {
@@ -106,7 +124,7 @@ export async function retrying<T>(call: () => Promise<T>, windowMs = RETRY_WINDO
       if (!isTransient(err)) { failingSince = 0; throw err; }
       const now = monotonicMs();
       failingSince ||= now;
-      if (now - failingSince > windowMs || now + wait > end) throw err;
+      if ((!connected && now - failingSince > windowMs) || now + wait > end) throw err;
       await new Promise((r) => setTimeout(r, wait));
     }
   }
