@@ -17,6 +17,8 @@ export interface NatsState {
   kvm: Kvm;
   /** Stream and bucket replicas: 3 where the cluster has three servers or more, else 1. */
   replicas: number;
+  /** Whether the connection is up: open, and connected (no disconnect since its last reconnect). */
+  isUp(): boolean;
   close(): Promise<void>;
 }
 
@@ -37,8 +39,7 @@ export async function connectNats(servers: readonly string[], opts: ConnectOptio
     waitOnFirstConnect: false,
     timeout: opts.timeoutMs ?? 2_000,
   })).catch((err) => { throw unavailable(err); });
-  connected = true;
-  followStatus(nc);
+  const isUp = followStatus(nc);
   const timeout = opts.timeoutMs ?? 2_000;
   const js = jetstream(nc, { timeout });
   // The manager asks the cluster for the account first: a thread that opens its connection while a
@@ -55,6 +56,7 @@ export async function connectNats(servers: readonly string[], opts: ConnectOptio
   return {
     nc, js, jsm, kvm: new Kvm(js),
     replicas: Math.max(servers.length, peers) >= 3 ? 3 : 1,
+    isUp,
     close: () => nc.drain().catch(() => nc.close()),
   };
 }
@@ -102,14 +104,17 @@ let failingSince = 0;
 /** Whether this thread's connection to the cluster is up (its last status: a disconnect, or a reconnect since). */
 let connected = true;
 
-/** Follows a connection's status for `retrying` (one connection a thread: see the file's comment). */
-function followStatus(nc: NatsConnection): void {
+/** Follows a connection's status, for `retrying` (one connection a thread: see the file's comment) and its own `isUp`. */
+function followStatus(nc: NatsConnection): () => boolean {
+  let up = true;
+  connected = true;
   void (async () => {
     for await (const s of nc.status()) {
-      if (s.type === 'disconnect') connected = false;
-      else if (s.type === 'reconnect') connected = true;
+      if (s.type === 'disconnect') connected = up = false;
+      else if (s.type === 'reconnect') connected = up = true;
     }
   })();
+  return () => up && !nc.isClosed();
 }
 
 /** Runs `call`, again after a short wait while it fails for an outage or an election (see RETRY_WINDOW_MS). */

@@ -34,13 +34,6 @@ export interface NatsKit extends StateKit {
 export async function openNatsState(servers: readonly string[]): Promise<NatsKit> {
   const name = `dwell-${hostname()}-${process.pid}-${threadId}`;
   const ns = await connectNats(servers, { name });
-  let up = true;
-  void (async () => {
-    for await (const s of ns.nc.status()) {
-      if (s.type === 'disconnect') up = false;
-      else if (s.type === 'reconnect') up = true;
-    }
-  })();
   const [apps, learned, fences, beacons, replay, leases, ...users] = await Promise.all([
     bucket(ns, 'dwell-apps'),
     bucket(ns, 'dwell-learned'),
@@ -73,7 +66,7 @@ export async function openNatsState(servers: readonly string[]): Promise<NatsKit
     replay: natsReplay(replay),
     // Unique per connection: two connections of one thread are two holders.
     lease,
-    health: () => (up && !ns.nc.isClosed() ? 'up' : 'down'),
+    health: () => (ns.isUp() ? 'up' : 'down'),
     async close() {
       await learnedState.stop();
       await ns.close();
