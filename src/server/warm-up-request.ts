@@ -17,6 +17,8 @@
  * Synthetic throughout, from the served store's venues only: a node warms on any store.
  */
 
+import { mulberry32, normalFrom } from '../seeded.js';
+
 /** A venue of the served store the warm-up visits (venues/store.ts samplePositions). */
 export interface WarmUpPlace { lat: number; lon: number; name?: string }
 
@@ -27,21 +29,9 @@ const M_PER_DEG = 111_320;
 /** The contract's largest scan the warm-up sends (devices send up to 20 on the vdsim sets). */
 const MAX_SCAN = 20;
 
-/** Uniforms in [0, 1) from `seed` (mulberry32): the same warm-up on every start. */
-function uniforms(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = Math.imul(a ^ (a >>> 15), a | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const hash = (...xs: number[]): number => xs.reduce((h, x) => Math.imul(h ^ (x | 0), 0x01000193) >>> 0, 0x811c9dc5);
 const hex = (n: number, digits: number) => (n >>> 0).toString(16).padStart(digits, '0').slice(-digits);
 const tenth = (x: number) => Math.round(x * 10) / 10;
-const normal = (u: () => number) => Math.sqrt(-2 * Math.log(1 - u())) * Math.cos(2 * Math.PI * u());
 const pick = <T>(u: () => number, xs: readonly T[]): T => xs[Math.floor(u() * xs.length)];
 
 /** `t` (ms) as a device's local time at `offsetMin` minutes from UTC: 2026-11-24T05:25:29-05:00. */
@@ -59,7 +49,7 @@ interface Device {
 }
 
 function device(d: number, places: number): Device {
-  const u = uniforms(hash(d, 0xde71ce));
+  const u = mulberry32(hash(d, 0xde71ce));
   const id = u(), ios = u() < 0.45;
   return {
     ad: id < 0.84, user: id >= 0.6, gender: u() < 0.48 ? pick(u, ['M', 'F', 'O']) : undefined, yob: u() < 0.52 ? 1950 + Math.floor(u() * 55) : undefined, custom: u() < 0.28,
@@ -104,10 +94,10 @@ function heard(u: () => number, dev: Device, lat: number, lon: number, own: Arra
 function location(u: () => number, dev: Device, lat: number, lon: number, speed: number) {
   const coarse = u() < 0.03, jump = u() < 0.04;
   const sigma = coarse ? 150 + u() * 1000 : jump ? 80 + u() * 320 : 7 + u() * 15;
-  const dLat = (normal(u) * sigma) / M_PER_DEG, dLon = (normal(u) * sigma) / (M_PER_DEG * Math.cos((lat * Math.PI) / 180));
+  const dLat = (normalFrom(u) * sigma) / M_PER_DEG, dLon = (normalFrom(u) * sigma) / (M_PER_DEG * Math.cos((lat * Math.PI) / 180));
   return {
     lat: +(lat + dLat).toFixed(6), long: +(lon + dLon).toFixed(6), accuracy: tenth(coarse ? sigma : (7 + u() * 15) * 1.5),
-    speed: dev.ios && u() < 0.12 ? -1 : speed, altitude: tenth(12 + normal(u) * 5),
+    speed: dev.ios && u() < 0.12 ? -1 : speed, altitude: tenth(12 + normalFrom(u) * 5),
   };
 }
 
@@ -115,7 +105,7 @@ interface Span { events: Array<Record<string, unknown>>; end: number }
 
 /** Request k: device k mod DEVICES's (k / DEVICES)-th, a day after its last; `wifi` false: anonymous, Wi-Fi and beacons left out. */
 export function warmUpRequest(k: number, places: readonly WarmUpPlace[], now: number, wifi: boolean): Record<string, unknown> {
-  const d = k % DEVICES, dev = device(d, places.length), u = uniforms(hash(k, 0x5eed));
+  const d = k % DEVICES, dev = device(d, places.length), u = mulberry32(hash(k, 0x5eed));
   const favourite = () => (u() < 0.8 ? (dev.home + Math.floor(u() * 6)) % places.length : Math.floor(u() * places.length));
   const offsetMin = Math.max(-12, Math.min(14, Math.round(places[dev.home].lon / 15))) * 60;
   const iso = (t: number) => localTime(t, offsetMin);
@@ -143,7 +133,7 @@ export function warmUpRequest(k: number, places: readonly WarmUpPlace[], now: nu
 /** A stay at venue `v`: fixes every 1 to 5 minutes at irregular seconds, at most 40; scanned on the device's share, the venue's network joined on some visits. */
 function visit(span: Span, u: () => number, dev: Device, v: number, p: WarmUpPlace, iso: (t: number) => string, wifi: boolean): void {
   const start = span.end + (u() < 0.3 ? 0 : Math.floor(u() * 3600) * 1000);
-  const minutes = Math.min(240, Math.max(3, Math.exp(Math.log(25) + 0.8 * normal(u))));
+  const minutes = Math.min(240, Math.max(3, Math.exp(Math.log(25) + 0.8 * normalFrom(u))));
   const end = start + Math.floor(minutes * 60) * 1000;
   const own = venueAps(v, p), joined = u() < dev.joinRate;
   const data: unknown[] = [];
