@@ -7,7 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkSignals } from '../src/integrity/check.js';
-import { accuserAt, userTag, withWitness } from '../src/integrity/networks.js';
+import { mayAccuse, userTag, withWitness } from '../src/integrity/networks.js';
 import { JUMPED, WIFI_MISMATCH } from '../src/integrity/flags.js';
 import { lowerOf, placesOf } from '../src/integrity/heard.js';
 import type { ApPlace } from '../src/learned/shapes.js';
@@ -37,15 +37,15 @@ test('a network accuses only when three other users taught it and its stays lie 
   let p: ApPlace | undefined;
   const teach = (user: string, lat = 45) => { p = withWitness([(p?.[0] ?? 0) + 1, (p?.[1] ?? 0) + lat, (p?.[2] ?? 0) + 7, (p?.[3] ?? 0) + 1], p, lat, 7, userTag(user)); };
   teach('a'); teach('b');
-  assert.equal(accuserAt(p, userTag('z')), null, 'two users');
+  assert.equal(mayAccuse(p, userTag('z')), false, 'two users');
   teach('c');
-  assert.ok(accuserAt(p, userTag('z')), 'three others');
-  assert.equal(accuserAt(p, userTag('a')), null, 'for a, two others');
+  assert.equal(mayAccuse(p, userTag('z')), true, 'three others');
+  assert.equal(mayAccuse(p, userTag('a')), false, 'for a, two others');
   teach('d');
-  assert.ok(accuserAt(p, userTag('a')), 'a fourth witness: three others for a');
+  assert.equal(mayAccuse(p, userTag('a')), true, 'a fourth witness: three others for a');
   teach('e', 45 + 3_000 / M);
-  assert.equal(accuserAt(p, userTag('z')), null, 'stays 3 km apart: it moves');
-  assert.equal(accuserAt([1, 45, 7, 10], userTag('z')), null, 'learned before the witnesses: never');
+  assert.equal(mayAccuse(p, userTag('z')), false, 'stays 3 km apart: it moves');
+  assert.equal(mayAccuse([1, 45, 7, 10], userTag('z')), false, 'learned before the witnesses: never');
 });
 
 test('each network heard is looked up once, lower case, in hearing order, the first 256 of them; those far away that three others taught accuse', () => {

@@ -54,8 +54,3 @@ export function mayAccuse(place: ApPlace | undefined, self: number): place is Ap
   if (others < MIN_OTHER_USERS) return false;
   return haversineM(place[4], place[6], place[5], place[7]) <= MOVING_M;
 }
-
-/** Where `place` says the network is, when it may accuse `self` (a userTag); else null. */
-export function accuserAt(place: ApPlace | undefined, self: number): { lat: number; lon: number } | null {
-  return mayAccuse(place, self) ? { lat: place[1] / place[0], lon: place[2] / place[0] } : null;
-}
