@@ -18,6 +18,7 @@ import { parsed } from './bytes.js';
 import { retrying, unavailable, type NatsState } from '../state/nats/connect.js';
 import { scan } from '../state/nats/outbox-scan.js';
 import { appToken } from '../state/nats/outbox-subjects.js';
+import { creating } from '../state/nats/create.js';
 import { clock } from '../time/clock.js';
 
 export const RECENT_STREAM = 'DWELL_RECENT';
@@ -31,7 +32,7 @@ async function ensureStream(ns: NatsState, limits: RecentLimits): Promise<void> 
     max_msgs_per_subject: Math.max(1, limits.count), max_age: limits.maxAgeMs ? nanos(limits.maxAgeMs) : 0, allow_direct: true,
   };
   try {
-    await ns.jsm.streams.add({ name: RECENT_STREAM, num_replicas: ns.replicas, ...cfg });
+    await creating(() => ns.jsm.streams.add({ name: RECENT_STREAM, num_replicas: ns.replicas, ...cfg }));
   } catch {
     await ns.jsm.streams.update(RECENT_STREAM, cfg);
   }

@@ -9,6 +9,7 @@ import { DwellError } from '../../errors.js';
 import { log } from '../../log.js';
 import { retrying, unavailable, type NatsState } from './connect.js';
 import { CatchUp } from './catch-up.js';
+import { creating } from './create.js';
 import type { Watching } from '../types.js';
 
 /** How long opening a bucket may retry at start-up: a new three-server cluster can take seconds to place an R3 stream. */
@@ -17,7 +18,7 @@ const OPEN_WINDOW_MS = 30_000;
 export const READY_WINDOW_MS = 30_000;
 
 export async function bucket(ns: NatsState, name: string, opts: Partial<KvOptions> = {}): Promise<KV> {
-  return guard(() => ns.kvm.create(name, { history: 1, replicas: ns.replicas, timeout: 2_000, ...opts }), OPEN_WINDOW_MS);
+  return guard(() => creating(() => ns.kvm.create(name, { history: 1, replicas: ns.replicas, timeout: 2_000, ...opts })), OPEN_WINDOW_MS);
 }
 
 const utf8 = new TextEncoder();

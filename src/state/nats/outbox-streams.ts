@@ -13,6 +13,7 @@
  */
 import { AckPolicy, DeliverPolicy, RetentionPolicy, StorageType, type JetStreamManager } from '@nats-io/jetstream';
 import { nanos } from '@nats-io/transport-node';
+import { creating } from './create.js';
 import { DEAD_STREAM, DELIVERY_CONSUMER, OUTBOX_STREAM } from './outbox-subjects.js';
 
 export interface OutboxStreamOptions {
@@ -46,7 +47,7 @@ export async function ensureOutboxStreams(jsm: JetStreamManager, o: OutboxStream
 
 async function addOrKeep(jsm: JetStreamManager, cfg: Parameters<JetStreamManager['streams']['add']>[0] & { name: string }): Promise<void> {
   try {
-    await jsm.streams.add(cfg);
+    await creating(() => jsm.streams.add(cfg));
   } catch (err) {
     // Exists with other settings (replicas chosen by an earlier node): keep it as it is.
     await jsm.streams.info(cfg.name).catch(() => { throw err; });

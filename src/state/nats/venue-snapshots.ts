@@ -13,6 +13,7 @@ import { Readable, type Writable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { Objm, type ObjectStore } from '@nats-io/obj';
 import { connectNats, type NatsState } from './connect.js';
+import { creating } from './create.js';
 import { clock } from '../../time/clock.js';
 
 export const VENUE_BUCKET = 'dwell-venues';
@@ -26,7 +27,7 @@ export class VenueSnapshots {
   static async open(servers: readonly string[], name = 'dwell-venues'): Promise<VenueSnapshots> {
     const s = await connectNats(servers, { name, timeoutMs: 10_000 });
     try {
-      return new VenueSnapshots(s, await new Objm(s.js).create(VENUE_BUCKET, { replicas: s.replicas }));
+      return new VenueSnapshots(s, await creating(() => new Objm(s.js).create(VENUE_BUCKET, { replicas: s.replicas })));
     } catch (err) {
       await s.close();
       throw err;
