@@ -38,6 +38,7 @@ import { spread } from './lib/stats.js';
 import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { benchFlags } from '../src/devkit/flags.js';
+import { USERS_ENV } from '../src/users/env-options.js';
 
 const flag = benchFlags({ users: 'string', visits: 'string', triggers: 'string', rate: 'string', seconds: 'string', rounds: 'string', 'no-doc': 'boolean' },
   'node dist/bench/backup.js [--users 100000] [--visits 20] [--triggers 10000] [--rate 100] [--seconds 10] [--rounds 3] [--no-doc]');
@@ -50,7 +51,7 @@ const NOW = Date.now();
 
 
 async function populateUsers(dataDir: string, n: number, visits: number): Promise<void> {
-  const db: RootDatabase = open({ path: path.join(dataDir, 'users'), useRecords: false, noSync: true, compression: false } as RootDatabaseOptionsWithPath);
+  const db: RootDatabase = open({ path: path.join(dataDir, 'users'), ...USERS_ENV } as RootDatabaseOptionsWithPath);
   const r = rng(34);
   for (let from = 0; from < n; from += 20_000) {
     let last: Promise<boolean> | undefined;

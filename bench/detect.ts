@@ -115,7 +115,7 @@ async function worker(): Promise<void> {
   const { openUserStore } = await import('../src/users/store.js');
   const { handle, places, events, userDir } = workerData as { handle: StoreHandle; places: Place[]; events: number; userDir: string };
   const venues = openStore(handle);
-  const users = openUserStore(userDir, { noSync: true });
+  const users = openUserStore(userDir);
   const r = rng(11);
   const iso = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
   const makeEvent = (k: number) => {

@@ -54,7 +54,7 @@ const NOW = Date.now();
 const valid = raw.map((b) => validateDetect(parseJson(b), NOW).body as StructuredRequest);
 const tmp = mkdtempSync(path.join(tmpdir(), 'dwell-bench-parts-'));
 process.on('exit', () => rmSync(tmp, { recursive: true, force: true }));
-const users = openUserStore(tmp, { noSync: true });
+const users = openUserStore(tmp);
 const ctx: DetectContext = {
   venues: openStore(await loadStore(path.join(ROOT, 'data/monaco'))), users, estimateAddress,
   app: { app_key: 'ak_parts', confirm_dwell_s: 300 }, now: NOW, params: DEFAULT_PARAMS,

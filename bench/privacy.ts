@@ -43,6 +43,7 @@ import { fmtInt, fmtMs, markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { DwellAdmin } from '../src/client/index.js';
 import { benchFlags } from '../src/devkit/flags.js';
+import { USERS_ENV } from '../src/users/env-options.js';
 
 const flag = benchFlags({ users: 'string', visits: 'string', 'impact-users': 'string', rate: 'string', seconds: 'string', rounds: 'string', 'no-doc': 'boolean' },
   'node dist/bench/privacy.js [--users 1000000] [--visits 20] [--impact-users 300000] [--rate 200] [--seconds 20] [--rounds 3] [--no-doc]');
@@ -55,12 +56,9 @@ const OLD_D = NOW - RETENTION_MS - 2 * DAY_MS; // due at NOW
 const FRESH_D = NOW + DAY_MS; // written today
 const userId = (i: number) => `user-${i.toString(36).padStart(6, '0')}`;
 
-
-const STORE_OPTIONS = { useRecords: false, noSync: true, compression: false };
-
 /** `n` users of APP in `dataDir`, user i old (due for retention) when `old(i)`. */
 async function populate(dataDir: string, n: number, visits: number, old: (i: number) => boolean, d: { old: number; fresh: number }): Promise<void> {
-  const db: RootDatabase = open({ path: path.join(dataDir, 'users'), ...STORE_OPTIONS } as RootDatabaseOptionsWithPath);
+  const db: RootDatabase = open({ path: path.join(dataDir, 'users'), ...USERS_ENV } as RootDatabaseOptionsWithPath);
   const r = rng(17);
   const t0 = performance.now();
   const CHUNK = 20_000;

@@ -49,7 +49,7 @@ test('one bad body in a batch of good ones answers alone; every good record is s
       assert.equal(results[i].ok, false, `request ${i} failed alone`);
       assert.match(results[i].error.code, /^invalid_(request|json)$/, `request ${i}: ${JSON.stringify(results[i].error)}`);
     }
-    const users = openUserStore(dataDir, { noSync: true });
+    const users = openUserStore(dataDir);
     for (const id of ['a', 'b', 'd']) assert.ok(users.read(app.app_key, `ad-${id}`), `ad-${id}'s record was committed with the batch`);
     assert.equal(users.read(app.app_key, 'ad-c'), undefined);
     users.close();

@@ -70,10 +70,10 @@ test('explain sees the user\'s history as the next detection does, and changes n
   const next = g.request.events.map((e, i) => ({ ...e, event_id: `again-${i}` }));
   const again = { ...g.request, events: next };
   const explained = explainDetect({ kind: 'structured', body: again }, ctx());
-  const before = openUserStore(dir, { noSync: true }).read('test-app', g.request.advertising_id!);
+  const before = openUserStore(dir).read('test-app', g.request.advertising_id!);
   assert.ok(checkExplanation(explained) > 0);
   assert.ok(explained.rankings.some((r) => r?.candidates.some((c) => c.factors.some((f) => f.factor === 'history'))), 'history is a factor now');
-  assert.deepEqual(openUserStore(dir, { noSync: true }).read('test-app', g.request.advertising_id!), before, 'the record is as it was');
+  assert.deepEqual(openUserStore(dir).read('test-app', g.request.advertising_id!), before, 'the record is as it was');
   assert.deepEqual(explained.data, detectStructured(again, ctx()));
 });
 

@@ -13,7 +13,7 @@ const CAR_PARK = 7001, FOUNTAIN = 7002;
 
 test('stays far from a type\'s points widen it, stays on them narrow it, and both survive a restart', () => {
   const dir = tempDir();
-  let users = openUserStore(dir, { noSync: true });
+  let users = openUserStore(dir);
   assert.equal(learnedRadius('app-a', users, CAR_PARK, 15, FOOTPRINT), 15, 'nothing learned: the prior radius');
   // 400 stays (two merges) with centres of error 8 m: car parks' stays sit 40–60 m from the
   // point, fountains' 2–6 m; each stay is shared 80/20 with a neighbour of the other type.
@@ -30,7 +30,7 @@ test('stays far from a type\'s points widen it, stays on them narrow it, and bot
   assert.equal(learnedRadius('app-b', users, CAR_PARK, 15, FOOTPRINT), 15, 'another app learns on its own');
   users.close();
 
-  users = openUserStore(dir, { noSync: true });
+  users = openUserStore(dir);
   // A new process starts from what the old one merged (a fresh store object: no in-memory state).
   const again = learnedRadius('app-a', users, CAR_PARK, 15, FOOTPRINT);
   assert.ok(Math.abs(again - park) < 0.5, `after a restart: ${again.toFixed(1)} m, before ${park.toFixed(1)} m`);
@@ -40,7 +40,7 @@ test('stays far from a type\'s points widen it, stays on them narrow it, and bot
 
 test('one wild stay cannot blow a type\'s footprint up', () => {
   const dir = tempDir();
-  const users = openUserStore(dir, { noSync: true });
+  const users = openUserStore(dir);
   learnFootprints('app-c', users, 10, [{ typeId: FOUNTAIN, probability: 1, distance: 5_000, radius: 15 }], FOOTPRINT);
   const r = learnedRadius('app-c', users, FOUNTAIN, 15, FOOTPRINT);
   // Clipped at 9 × (σ² + R²/4) = 9 × 156: one stay against a 10-stay prior.

@@ -19,7 +19,7 @@ export function tempDir(): string {
 export function context(venuesFile: string, dataDir = tempDir()): DetectContext & { dataDir: string } {
   return {
     venues: MemoryVenueStore.fromJsonl(fixture(venuesFile)),
-    users: openUserStore(dataDir, { noSync: true }),
+    users: openUserStore(dataDir),
     estimateAddress: () => ({ city: 'Testville', country: 'US' }),
     app: { app_key: 'test-app', confirm_dwell_s: 300 },
     // The server's time when these requests arrive: after every fixture's signals (contract §12

@@ -43,7 +43,7 @@ test('a stay split across uploads and a restart is one visit, reported twice wit
   const ctx = context('monaco-venues-cut.jsonl');
   const first = detectUnstructured({ advertising_id: 'ad-stream', data: upload1() }, ctx);
   ctx.users.close(); // restart: nothing of the open stay may live only in memory
-  ctx.users = openUserStore(ctx.dataDir, { noSync: true });
+  ctx.users = openUserStore(ctx.dataDir);
   const second = detectUnstructured({ advertising_id: 'ad-stream', data: upload2() }, ctx);
   ctx.users.close();
   fs.rmSync(ctx.dataDir, { recursive: true, force: true });

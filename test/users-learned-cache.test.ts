@@ -16,7 +16,7 @@ const APP = 'ak_cache', AP = '02:00:00:00:00:01', UNKNOWN = '02:00:00:00:00:02';
 test('a place another worker teaches is read from the next task on, and unchanged places are not re-read', async () => {
   const dir = tempDir();
   const versions = newVersions();
-  const users = openUserStore(dir, { noSync: true, versions });
+  const users = openUserStore(dir, { versions });
   const other = new Worker(new URL('./helpers/learn-worker.js', import.meta.url), { workerData: { dir, versions: versions.buffer } });
   const teach = async (lat: number, lon: number) => { other.postMessage({ app: APP, bssid: AP, lat, lon }); await once(other, 'message'); };
   try {

@@ -19,7 +19,7 @@ test('records and pooled networks written with msgpackr records still read, and 
   await old.put(['pv', 'app-1', 'aa:bb:cc:dd:ee:ff'], pooled);
   await old.close();
 
-  const users = openUserStore(dir, { noSync: true });
+  const users = openUserStore(dir);
   assert.deepEqual(users.read('app-1', 'user-1'), rec);
   assert.deepEqual(users.pooledAps('app-1', ['aa:bb:cc:dd:ee:ff']), [pooled]);
   users.update('app-1', 'user-1', (r) => ({ record: { ...r, r: [...r.r, 'v_c'] }, result: null }));

@@ -12,6 +12,7 @@ import type { FencePresence } from '../geofences/events.js';
 import { emptyRecord, presenceOf, setPresence, type UserRecord } from '../users/records.js';
 import { userKey } from '../users/keys.js';
 import { toucher } from '../users/touch.js';
+import { USERS_ENV } from '../users/env-options.js';
 
 /** Answers how many users' presence moved. */
 export async function movePresenceToRecords(dir: string): Promise<number> {
@@ -20,8 +21,8 @@ export async function movePresenceToRecords(dir: string): Promise<number> {
   const fences = open({ path: fencesFile, compression: false });
   const usersDir = path.join(dir, 'users');
   fs.mkdirSync(usersDir, { recursive: true });
-  // The options of users/store.ts openUserStore: plain msgpack maps.
-  const users = open({ path: usersDir, useRecords: false, compression: false } as RootDatabaseOptionsWithPath);
+  // The options of users/store.ts openUserStore, with fsync at commit: a migration is done once and for good.
+  const users = open({ path: usersDir, ...USERS_ENV, noSync: false } as RootDatabaseOptionsWithPath);
   let moved = 0;
   try {
     const presence = fences.openDB<FencePresence, [string, string]>({ name: 'presence' });

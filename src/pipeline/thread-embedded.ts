@@ -20,10 +20,8 @@ const threads = new Map<string, { users: UserCommits; view: EmbeddedUserView; st
 export function embeddedThread(dataDir: string, versions: Versions): ThreadState {
   let t = threads.get(dataDir);
   if (!t) {
-    // noSync: a commit still survives a crash of this process (it is in the OS page cache); only
-    // an OS crash could lose the last moments of history, which costs a prior, never a trigger.
-    // Waiting for the disk on every request cost two thirds of a worker's time (bench:http).
-    const users = openUserStore(dataDir, { noSync: true, versions });
+    // Without fsync at commit (users/env-options.ts): a kill -9 loses nothing.
+    const users = openUserStore(dataDir, { versions });
     const view = new EmbeddedUserView(users);
     t = { users, view, state: embeddedState(dataDir, users, view) };
     threads.set(dataDir, t);

@@ -20,6 +20,7 @@ import { lmdbLearned } from '../state/lmdb/learned.js';
 import { SLOT_KEY } from '../users/touch.js';
 import type { LocalStores, PrivacyKinds } from './kinds.js';
 import { kitRecords } from './records.js';
+import { USERS_ENV } from '../users/env-options.js';
 
 export type { DeletedRecords, ErasedFromRecord, LocalStores, PrivacyKinds, UserRecords } from './kinds.js';
 
@@ -30,8 +31,8 @@ export interface PrivacyStores extends PrivacyKinds, LocalStores {}
 export function openPrivacyStores(dataDir: string, geofences: GeofenceStore, outbox: TriggerQueue, slotMs: number): PrivacyStores {
   const dir = path.join(dataDir, 'users');
   fs.mkdirSync(dir, { recursive: true });
-  // The options of openUserStore in the workers (users/store.ts, workers/detect.ts).
-  const users = open({ path: dir, useRecords: false, noSync: true, compression: false } as RootDatabaseOptionsWithPath);
+  // The options of openUserStore in the workers: one environment, one set of flags.
+  const users = open({ path: dir, ...USERS_ENV } as RootDatabaseOptionsWithPath);
   if (users.get(SLOT_KEY) !== slotMs) users.putSync(SLOT_KEY, slotMs);
   const records = kitRecords({ users: lmdbUsers(users), learned: lmdbLearned(users), fences: lmdbFences(geofences, dataDir) });
   return { users, geofences, outbox, records };

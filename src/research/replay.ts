@@ -61,7 +61,7 @@ export const readJsonl = <T>(file: string): T[] =>
 /** Replays the set through a fresh user store, in file order, as one app with a 5-minute confirmation dwell. */
 export function replay(o: ReplayOptions): ReplayResult {
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'dwell-acc-'));
-  const users = openUserStore(dataDir, { noSync: true });
+  const users = openUserStore(dataDir);
   if (o.aps) {
     // Weight 1 = known to 1 m; a teaching stay adds about 1 / (σ² + d²) ≈ 0.005, so the map stays.
     const aps = readJsonl<{ bssid: string; lat: number; lon: number }>(o.aps);

@@ -29,6 +29,7 @@ import { lmdbReplay } from './replay-state.js';
 import { closeAll } from './close-all.js';
 import type { Versions } from '../learned/cache.js';
 import { threadRetention } from '../privacy/retention-thread.js';
+import { USERS_ENV } from '../users/env-options.js';
 
 export interface LmdbKit extends StateKit {
   kind: 'lmdb';
@@ -47,8 +48,8 @@ export async function openLmdbState(dataDir: string, keyring = new Keyring([]), 
   const { sealWith } = await unlockAppsDb(dataDir, keyring);
   const dir = path.join(dataDir, 'users');
   fs.mkdirSync(dir, { recursive: true });
-  // The options of openUserStore in the detection threads (users/store.ts): one environment, one encoding.
-  const users: RootDatabase = open({ path: dir, useRecords: false, noSync: true, compression: false } as RootDatabaseOptionsWithPath);
+  // The options of openUserStore in the detection threads: one environment, one set of flags.
+  const users: RootDatabase = open({ path: dir, ...USERS_ENV } as RootDatabaseOptionsWithPath);
   const apps = lmdbApps(dataDir);
   const geofences = openGeofenceService(dataDir);
   const replay = lmdbReplay(new ReplayCache(dataDir));

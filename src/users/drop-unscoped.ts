@@ -14,13 +14,14 @@ import path from 'node:path';
 import { open, type RootDatabaseOptionsWithPath } from 'lmdb';
 import { log } from '../log.js';
 import { isUnscopedUserKey, SCOPED_MARKER } from './keys.js';
+import { USERS_ENV } from './env-options.js';
 
 /** Deletes unscoped user records unless already done; answers how many were deleted. */
 export async function dropUnscopedUsers(dataDir: string): Promise<number> {
   const dir = path.join(dataDir, 'users');
   fs.mkdirSync(dir, { recursive: true });
-  // The encoding of openUserStore (store.ts).
-  const root = open({ path: dir, useRecords: false, compression: false } as RootDatabaseOptionsWithPath);
+  // The options of openUserStore, but with fsync at commit: the drop is done once and for good.
+  const root = open({ path: dir, ...USERS_ENV, noSync: false } as RootDatabaseOptionsWithPath);
   try {
     const dropped = root.transactionSync(() => {
       if (root.get(SCOPED_MARKER) !== undefined) return 0;
@@ -34,7 +35,7 @@ export async function dropUnscopedUsers(dataDir: string): Promise<number> {
     if (dropped > 0) log.warn('dropped user records not scoped by app', { count: dropped, reason: 'written before records were keyed by app; the app cannot be recovered' });
     return dropped;
   } finally {
-    // Closed before the workers open it with their own options (noSync).
+    // Closed before the workers open it without fsync.
     await root.close();
   }
 }

@@ -14,6 +14,7 @@ import { userKey } from './keys.js';
 import { newVersions, type Versions } from '../learned/cache.js';
 import { learnedTables, type ApObservation, type LearnedTables } from '../learned/tables.js';
 import { toucher } from './touch.js';
+import { USERS_ENV } from './env-options.js';
 
 export interface UserUpdate<T> { record: UserRecord; result: T; learn?: { app: string; aps: ApObservation[] } }
 
@@ -64,8 +65,6 @@ export interface Prepared<T> { readonly writes: boolean; apply(): T }
 export type Applied<T> = { ok: true; value: T } | { ok: false; error: unknown };
 
 export interface UserStoreOptions {
-  /** Skip fsync at commit (benchmarks, tests): a crash may lose the latest updates. */
-  noSync?: boolean;
   /** Shared by the threads of one process that open this store (learned/cache.ts); one of its own if absent. */
   versions?: Versions;
 }
@@ -73,12 +72,8 @@ export interface UserStoreOptions {
 export function openUserStore(dataDir: string, opts: UserStoreOptions = {}): UserCommits {
   const dir = path.join(dataDir, 'users');
   fs.mkdirSync(dir, { recursive: true });
-  // Plain msgpack maps, not msgpackr records: pooled networks key their venues by id, so nearly
-  // every value would carry (and every read re-parse) a record definition of its own. The task
-  // of bench/http-task.js: 0.83–0.86 → 0.79–0.81 ms a request. Records written before still read.
   // (lmdb-js hands msgpackr options such as useRecords to its encoder; its types omit them.)
-  const options = { path: dir, useRecords: false, noSync: opts.noSync ?? false, compression: false };
-  const root: RootDatabase = open(options as RootDatabaseOptionsWithPath);
+  const root: RootDatabase = open({ path: dir, ...USERS_ENV } as RootDatabaseOptionsWithPath);
   const db: Database = root;
   const versions = opts.versions ?? newVersions();
   const learned = learnedTables(root, versions);

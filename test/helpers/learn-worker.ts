@@ -10,7 +10,7 @@ type Lesson = { app: string; bssid: string; lat: number; lon: number };
 
 function serve(port: NonNullable<typeof parentPort>): void {
   const { dir, versions } = workerData as { dir: string; versions: SharedArrayBuffer };
-  const users = openUserStore(dir, { noSync: true, versions: newVersions(versions) });
+  const users = openUserStore(dir, { versions: newVersions(versions) });
   port.on('message', (m: Lesson | 'close') => {
     if (m === 'close') { users.close(); port.close(); return; }
     users.learn(m.app, [{ bssid: m.bssid, at: [m.lat, m.lon, 1] }]);

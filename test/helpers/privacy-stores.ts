@@ -23,7 +23,7 @@ export async function withPrivacyStores(run: (f: PrivacyFixture) => Promise<void
   const dataDir = tempDir();
   const geofences = new GeofenceStore(dataDir), outbox = new Outbox(dataDir);
   const s = openPrivacyStores(dataDir, geofences, outbox, slotFor(YEAR_MS));
-  const users = openUserStore(dataDir, { noSync: true });
+  const users = openUserStore(dataDir);
   try {
     await run({ s, users, dataDir });
   } finally {

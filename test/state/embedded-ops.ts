@@ -32,7 +32,7 @@ export function openOps(dir: string) {
   let registry: Promise<AppRegistry> | undefined;
   let settings: AppSettings | undefined;
   let replays: ReplayCache | undefined;
-  const u = () => (users ??= openUserStore(dir, { noSync: true }));
+  const u = () => (users ??= openUserStore(dir));
   const g = () => (fences ??= new GeofenceStore(dir, { noSync: true }));
   const apps = () => (registry ??= AppRegistry.embedded(dir, { secretGraceS: 60, allowPrivate: true }));
   const privacy = () => (records ??= openPrivacyStores(dir, g(), undefined as never, DAY_MS).records);

@@ -30,7 +30,7 @@ const CHILD = `
 import { performance } from 'node:perf_hooks';
 const { openUserStore } = await import(process.env.STORE);
 const { emptyRecord } = await import(process.env.RECORDS);
-const users = openUserStore(process.env.DIR, { noSync: true });
+const users = openUserStore(process.env.DIR);
 process.stdout.write('ready\\n');
 process.stdin.once('data', () => {
   for (let i = 0; i < Number(process.env.N); i++) {
@@ -49,7 +49,7 @@ process.stdin.once('data', () => {
 
 test('embedded: two processes committing one user\'s record at once lose no update', async () => {
   const dir = tempDir();
-  const users = openUserStore(dir, { noSync: true });
+  const users = openUserStore(dir);
   const child = spawn(process.execPath, ['--input-type=module', '-e', CHILD], { env: { ...process.env, DIR: dir, N: String(N), STORE, RECORDS }, stdio: ['pipe', 'pipe', 'inherit'] });
   try {
     await once(child.stdout!, 'data');
@@ -73,7 +73,7 @@ test('embedded: two processes committing one user\'s record at once lose no upda
 
 test('embedded: a step whose record changed before its commit runs again on the newer record', () => {
   const dir = tempDir();
-  const a = openUserStore(dir, { noSync: true });
+  const a = openUserStore(dir);
   let runs = 0;
   a.modify('ak_c', 'bob', (rec) => {
     runs++;
@@ -87,7 +87,7 @@ test('embedded: a step whose record changed before its commit runs again on the 
 });
 
 test('embedded: with no other writer, a commit runs its step once (the check compares like with like)', () => {
-  const a = openUserStore(tempDir(), { noSync: true });
+  const a = openUserStore(tempDir());
   let runs = 0;
   for (let i = 0; i < 20; i++) {
     a.fresh();
