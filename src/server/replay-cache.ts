@@ -10,9 +10,9 @@
  * upon, so a crash or kill -9 of the process loses nothing; a crash of the OS itself may lose the
  * last few milliseconds of signatures. lmdb-js's own batching (an asynchronous `put`) commits on
  * its writer thread and answers back across threads, two thread wake-ups a claim when claims come
- * one a turn (a server at part load): a claim waited 0.18 ms at the median where the synchronous
- * commit takes 0.10, at about 0.6 × the CPU, and on a busy machine the put's 90th percentile was
- * 3–4 ms against 0.2 (bench/replay-commit.ts).
+ * one a turn (a server at part load). bench:replay-commit runs both: a claim alone waits about
+ * 0.4 × as long this way (0.06 against 0.16 ms at the median) at a quarter of the CPU, and on a
+ * busy machine the put's 90th percentile was 3–4 ms against 0.2 (docs/performance.md).
  *
  * Expiry is by whole generations instead of per entry: an entry expiring at second e is filed in
  * generation ⌊e / 300⌋ mod 4. Live expiries lie in [now, now + 600] (a timestamp is fresh up to

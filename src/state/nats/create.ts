@@ -15,7 +15,7 @@ const SUBJECTS_OVERLAP = 10065;
 /** Long enough for the other node's add to finish on a loaded server; a real overlap (a stream of someone else's on our subjects) still fails fast enough to read. */
 const RACE_WINDOW_MS = 5_000;
 
-export const isSubjectOverlap = (err: unknown): boolean => err instanceof JetStreamApiError && err.code === SUBJECTS_OVERLAP;
+const isSubjectOverlap = (err: unknown): boolean => err instanceof JetStreamApiError && err.code === SUBJECTS_OVERLAP;
 
 /** Runs `add`, asking again while the server answers "subjects overlap", for at most `windowMs`. */
 export async function creating<T>(add: () => Promise<T>, windowMs = RACE_WINDOW_MS): Promise<T> {
