@@ -25,7 +25,7 @@ interface Result { mb: number; scavenges: number; scavengeMs: number; maxScaveng
 if (isMainThread) {
   const { markdownTable } = await import('./lib/table.js');
   const { writePerformanceSection } = await import('./lib/perf-doc.js');
-  const { median } = await import('./lib/stats.js');
+  const { median, medianRange } = await import('./lib/stats.js');
   const argv = readFlags({ sizes: { type: 'string', default: '16,32,64' }, requests: { type: 'string', default: '3000' }, rounds: { type: 'string', default: '3' }, 'no-doc': { type: 'boolean' } });
   const sizes = argv.sizes!.split(',').map(Number);
   const requests = Number(argv.requests), rounds = Number(argv.rounds);
@@ -40,7 +40,7 @@ if (isMainThread) {
     }
   }
   const med = (mb: number, k: keyof Result) => median(runs.get(mb)!.map((x) => x[k]));
-  const range = (mb: number, k: keyof Result, d = 1) => { const xs = runs.get(mb)!.map((x) => x[k]); return `${med(mb, k).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`; };
+  const range = (mb: number, k: keyof Result, d = 1) => medianRange(runs.get(mb)!.map((x) => x[k]), d);
   const base = med(sizes[sizes.length - 1], 'cpuMsPerReq');
   const rows = sizes.map((mb) => [String(mb), range(mb, 'scavenges', 0), range(mb, 'scavengeMs'), range(mb, 'maxScavengeMs'), range(mb, 'marks', 0), range(mb, 'markMs'), range(mb, 'maxMarkMs'),
     range(mb, 'heapTotalMb'), (med(mb, 'cpuMsPerReq') / base).toFixed(2)]);

@@ -17,7 +17,7 @@ import { DetectPool } from '../src/server/pool.js';
 import { loadStore } from '../src/venues/store.js';
 import { structuredRequest } from './lib/detect-requests.js';
 import { prepareBody } from './lib/signing.js';
-import { median } from './lib/stats.js';
+import { median, medianRange } from './lib/stats.js';
 import { markdownTable } from './lib/table.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 import { numFlag } from './lib/num-flag.js';
@@ -65,8 +65,7 @@ for (const c of concurrencies) {
   for (let r = 0; r < rounds; r++) for (const [i, p] of pools.entries()) ms[i].push(await phase(p, c === 1 ? Math.ceil(requests / 4) : requests, c));
   process.stderr.write(`[pool-batches] ${c} in flight: ${pools.map((p, i) => `${p.name} ${ms[i].map((x) => x.toFixed(3)).join(', ')}`).join('; ')}\n`);
   const mean = pools.slice(1).map((p, i) => { const b1 = p.pool.batched; return ((b1.requests - b0[i + 1].requests) / (b1.batches - b0[i + 1].batches)).toFixed(2); });
-  const fmt = (xs: number[]) => `${median(xs).toFixed(3)} (${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)})`;
-  rows.push([`${c} in flight`, ...ms.map(fmt), mean.join(' / '), ms.slice(1).map((m) => (median(m) / median(ms[0])).toFixed(3)).join(' / ')]);
+  rows.push([`${c} in flight`, ...ms.map((xs) => medianRange(xs, 3)), mean.join(' / '), ms.slice(1).map((m) => (median(m) / median(ms[0])).toFixed(3)).join(' / ')]);
 }
 const md = `The detection pool without HTTP, 2 workers, the bench:http bodies (seed 1) from closed-loop callers; process CPU ms a request (all threads), median of ${rounds} rounds (min–max), the two ways' rounds taking turns; ${requests} requests a round (a quarter at 1 in flight).\n\n` +
   markdownTable(['callers', ...pools.map((p) => `${p.name}, CPU ms a request`), 'requests a batch, mean', 'batches / one task a request'], rows, ['left', 'right', 'right', 'right', 'right', 'right']);

@@ -21,7 +21,7 @@ import { ReplayCache } from '../src/server/replay-cache.js';
 import { tempDir } from '../src/devkit/temp-dir.js';
 import { mulberry32 } from '../src/seeded.js';
 import { readFlags } from '../src/devkit/flags.js';
-import { Samples, median } from './lib/stats.js';
+import { Samples, median, medianRange } from './lib/stats.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 
 const argv = readFlags({
@@ -101,9 +101,8 @@ for (let r = 0; r < rounds; r++) {
   process.stderr.write(`[replay-commit] round ${r + 1} of ${rounds} done\n`);
 }
 const t = median(timer);
-const range = (xs: number[], d: number) => `${median(xs).toFixed(d)} (${Math.min(...xs).toFixed(d)}–${Math.max(...xs).toFixed(d)})`;
 const less = (xs: number[]) => xs.map((x) => x - t);
-const row = (label: string, w: Way) => `| ${label} | ${range(results[w].p50, 3)} | ${range(results[w].p90, 3)} | ${range(results[w].p99, 3)} | ${range(less(results[w].cpu), 0)} | ${range(results[w].burst, 1)} |`;
+const row = (label: string, w: Way) => `| ${label} | ${medianRange(results[w].p50, 3)} | ${medianRange(results[w].p90, 3)} | ${medianRange(results[w].p99, 3)} | ${medianRange(less(results[w].cpu), 0)} | ${medianRange(results[w].burst, 1)} |`;
 const ratio = (k: 'p50' | 'p90' | 'p99') => (median(results.cache[k]) / median(results.put[k])).toFixed(2);
 const md = `A replay claim's wait and cost (server/replay-cache.ts), ${rounds} rounds taking turns, median (min–max) of the rounds; ${claims} claims a round each way.\n\n` +
   `| claim | wait ms, one every ${gapMs} ms: p50 | p90 | p99 | process CPU µs a claim, paced (less the timer) | process CPU µs a claim, ${burst} a turn |\n|---|---:|---:|---:|---:|---:|\n` +

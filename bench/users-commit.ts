@@ -17,7 +17,7 @@ import { USERS_ENV } from '../src/users/env-options.js';
 import { tempDir } from '../src/devkit/temp-dir.js';
 import { mulberry32 } from '../src/seeded.js';
 import { readFlags } from '../src/devkit/flags.js';
-import { median } from './lib/stats.js';
+import { median, medianRange } from './lib/stats.js';
 import { writePerformanceSection } from './lib/perf-doc.js';
 
 const argv = readFlags({
@@ -81,9 +81,8 @@ for (let round = 0; round < rounds; round++) {
   for (const way of (round % 2 ? ['copies', 'writemap'] : ['writemap', 'copies']) as Way[]) cpu[way].push(run(way, 100 + round));
   process.stderr.write(`[users-commit] round ${round + 1} of ${rounds} done\n`);
 }
-const cell = (xs: number[]) => `${median(xs).toFixed(1)} (${Math.min(...xs).toFixed(1)}–${Math.max(...xs).toFixed(1)})`;
 const md = `A request's commit to the users environment (a user record read and written, ${learned} learned places at random keys read and written; ${users.toLocaleString('en-US')} users and ${places.toLocaleString('en-US')} places stored), ${commits} commits a round, ${rounds} rounds taking turns; process CPU µs a commit, median (min–max).\n\n` +
-  `| users environment | CPU µs a commit |\n|---|---:|\n| writable map (\`useWritemap\`, users/env-options.ts) | ${cell(cpu.writemap)} |\n| page copies written back (lmdb-js's default) | ${cell(cpu.copies)} |\n\n` +
+  `| users environment | CPU µs a commit |\n|---|---:|\n| writable map (\`useWritemap\`, users/env-options.ts) | ${medianRange(cpu.writemap, 1)} |\n| page copies written back (lmdb-js's default) | ${medianRange(cpu.copies, 1)} |\n\n` +
   `The writable map's cost against the copies': ${(median(cpu.writemap) / median(cpu.copies)).toFixed(2)} ×.`;
 console.log(`\n${md}`);
 writePerformanceSection('users-commit', md);

@@ -71,3 +71,9 @@ export interface Spread { median: number; min: number; max: number }
 export function spread(values: readonly number[]): Spread {
   return { median: median(values), min: Math.min(...values), max: Math.max(...values) };
 }
+
+/** Rounds' figures as the reports print them: "median (min–max)", `digits` after the point. */
+export function medianRange(values: readonly number[], digits: number): string {
+  const s = spread(values);
+  return `${s.median.toFixed(digits)} (${s.min.toFixed(digits)}–${s.max.toFixed(digits)})`;
+}

@@ -14,8 +14,8 @@
  * - useWritemap: LMDB writes a transaction's pages in the map itself instead of copying each page
  *   it dirties and writing the copies back with a pwrite each at commit. A request's commit (its
  *   record, the learned values it taught) dirties a dozen pages scattered over the tree: 13 pwrites
- *   a commit in a soak at 300 req/s (strace), and 135–184 against 70–95 µs of CPU a commit of 12
- *   random keys in a scratch measurement (bench:users-commit measures it in the server's shape).
+ *   a commit in a soak at 300 req/s (strace); bench:users-commit, a record and 10 learned places
+ *   at random keys, 0.49 × the CPU a commit (docs/performance.md).
  *   What it gives up, protection of the map from a stray native write, is not protection Dwell
  *   leans on; the file grows with lmdb-js's map in the same steps.
  */

@@ -1,0 +1,10 @@
+/** The reports' "median (min–max)" of a benchmark's rounds (bench/lib/stats.ts). */
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { medianRange } from '../lib/stats.js';
+
+test('medianRange prints the median and the extremes of the rounds, rounded alike', () => {
+  assert.equal(medianRange([3.14159, 1.5, 2.71828], 2), '2.72 (1.50–3.14)');
+  assert.equal(medianRange([4, 1, 2, 3], 1), '2.5 (1.0–4.0)', 'an even count: the mean of the middle two');
+  assert.equal(medianRange([118.6], 0), '119 (119–119)');
+});
