@@ -6,12 +6,17 @@
  * all the work, LMDB has no background threads here); each is measured over `--rounds` passes
  * and the median and range are shown.
  *
- *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--warmup N] [--seed N] [--venues DIR] [--stage K] [--batch N] [--each]
+ *   node dist/bench/http-task.js [--bodies N] [--rounds N] [--warmup N] [--seed N] [--venues DIR] [--stage K] [--batch N] [--each] [--gaps-ms 0,3]
  *
  * Rows are cumulative stages (inflate, + parse, + validate, the task, the task's answer posted as
  * Piscina would): the differences are what each step adds. To see the task by function, run
  * one stage (`--stage 4`, 1-based) under `node --cpu-prof`. The user store is fed in request order, so history grows as in the HTTP
  * bench (500 users, a day's requests each).
+ *
+ * `--gaps-ms 0,3`: each stage once per gap, the thread asleep (Atomics.wait, no CPU) for that long
+ * after every request, the gaps' rounds taking turns: what a request costs when its thread slept
+ * before it, as a worker does between requests at part load (300 req/s on 2 workers: a request
+ * every 6.7 ms a worker), against back to back. The sleep itself is not counted.
  */
 import { gunzipSync } from 'node:zlib';
 import { transferableSymbol, valueSymbol } from 'piscina';
@@ -41,6 +46,7 @@ const argv = readFlags({
   stage: { type: 'string' },
   /** The whole task as the server now runs it: batches of N bodies through the worker's `batch` (pipeline/batch.ts); absent, one task a body. */
   batch: { type: 'string' },
+  'gaps-ms': { type: 'string', default: '0' },
 });
 const nBodies = Number(argv.bodies), rounds = Number(argv.rounds), seed = Number(argv.seed), warmup = Number(argv.warmup);
 
@@ -86,10 +92,17 @@ const stages: Array<[string, (i: number) => void]> = [
   ['whole task + its answer posted (cloned, bytes moved)', (i) => { sink += posted(detect(task(i), i)) ? 1 : 0; }],
 ];
 
-/** CPU ms per request over one pass of every body. */
-function pass(fn: (i: number) => void): number {
+const gaps = argv['gaps-ms']!.split(',').map(Number);
+if (gaps.some((g) => !Number.isFinite(g) || g < 0 || g > 1000)) throw new Error(`--gaps-ms: expected milliseconds from 0 to 1000, comma-separated, got ${JSON.stringify(argv['gaps-ms'])}`);
+const sleeper = new Int32Array(new SharedArrayBuffer(4));
+
+/** CPU ms per request over one pass of every body, the thread asleep `gapMs` after each. */
+function pass(fn: (i: number) => void, gapMs = 0): number {
   const c0 = process.cpuUsage();
-  for (let i = 0; i < gz.length; i++) fn(i);
+  for (let i = 0; i < gz.length; i++) {
+    fn(i);
+    if (gapMs > 0) Atomics.wait(sleeper, 0, 0, gapMs);
+  }
   const c = process.cpuUsage(c0);
   now += 86_400_000;
   return (c.user + c.system) / 1000 / gz.length;
@@ -100,9 +113,13 @@ if (argv.stage) stages.splice(0, stages.length, stages[Number(argv.stage) - 1]);
 for (let w = 0; w < warmup; w++) for (const [, fn] of stages) pass(fn);
 const rows: string[] = [];
 for (const [name, fn] of stages) {
-  const xs = Array.from({ length: rounds }, () => pass(fn));
-  if (argv.each) console.log(`${name}, pass by pass: ${xs.map((x) => x.toFixed(3)).join(', ')}`);
-  rows.push(`| ${name} | ${median(xs).toFixed(3)} | ${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)} |`);
+  const xs = gaps.map(() => [] as number[]);
+  for (let r = 0; r < rounds; r++) gaps.forEach((g, k) => xs[k].push(pass(fn, g)));
+  gaps.forEach((g, k) => {
+    const label = gaps.length > 1 || g > 0 ? `${name}, ${g} ms asleep after each` : name;
+    if (argv.each) console.log(`${label}, pass by pass: ${xs[k].map((x) => x.toFixed(3)).join(', ')}`);
+    rows.push(`| ${label} | ${median(xs[k]).toFixed(3)} | ${Math.min(...xs[k]).toFixed(3)}–${Math.max(...xs[k]).toFixed(3)} |`);
+  });
 }
 console.log(`\n${gz.length} bodies × ${rounds} passes, CPU ms per request (this thread)\n\n| stage | median | range |\n|---|---:|---:|\n${rows.join('\n')}`);
 if (sink === -1) console.log(sink);
