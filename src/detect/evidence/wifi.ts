@@ -104,15 +104,20 @@ function ssidKey(ssid: string): string {
 }
 
 /**
- * How strongly an SSID's key names the venue: 0 none; 1 the SSID is the venue's first word only
- * (weak: "Guest-Hotel" fits every hotel); 2 the SSID spells the name or brand.
+ * How strongly an SSID's key names the venue (its `nameKeys`): 0 none; 1 the SSID is the venue's
+ * first word only (weak: "Guest-Hotel" fits every hotel); 2 the SSID spells the name or brand.
+ * Every test below needs the first characters equal (no key is empty), so that is asked first:
+ * ssidLog runs this for every heard name against every candidate, and most pairs differ there.
  */
-function keyMatch(s: string, v: Venue): number {
+function keyMatch(s: string, names: readonly string[]): number {
   if (s.length < 3) return 0;
+  const first = s.charCodeAt(0);
   let best = 0;
-  for (const name of nameKeys(v)) {
+  for (let k = 0; k < names.length; k++) {
+    const name = names[k];
+    if (name.charCodeAt(0) !== first) continue;
     if (name === s || (s.length >= 6 && name.startsWith(s)) || (name.length >= 6 && s.startsWith(name))) return 2;
-    if (name.startsWith(s) && s.length >= 3) best = 1;
+    if (name.startsWith(s)) best = 1;
   }
   return best;
 }
@@ -139,9 +144,10 @@ export function ssidEvidence(heard: readonly WifiHeard[]): SsidEvidence {
 /** Log likelihood ratio of the venue from network names heard at the event (`ssidEvidence`). */
 export function ssidLog(evidence: SsidEvidence, v: Venue): number {
   if (evidence.length === 0 || (!v.name && !v.brand)) return 0;
+  const names = nameKeys(v);
   let total = 0;
   for (let i = 0; i < evidence.length; i += 2) {
-    const m = keyMatch(evidence[i] as string, v);
+    const m = keyMatch(evidence[i] as string, names);
     if (m === 0) continue;
     const base = evidence[i + 1] as number;
     total = Math.max(total, m === 2 ? base : base * 0.3);
