@@ -12,7 +12,7 @@ import { learnedDwellLog, learnedIndoorLog, learnedTowLog, type PriorSync } from
 import { HAND_INDOOR, indoorLog } from './evidence/indoor.js';
 import { pooledBest, pooledLog, ssidEvidence, ssidLog, type PooledAp, type WifiHeard } from './evidence/wifi.js';
 import { historyLog, labelScores, nearbyStays } from './evidence/history.js';
-import { learnedRadius, type SparseSync } from './evidence/footprint.js';
+import { footprintTable, radiusIn, type SparseSync } from './evidence/footprint.js';
 import { countedBonus } from './evidence/counted-prior.js';
 import { typeRefinement } from './evidence/type-priors.js';
 import { beaconScores, type StayBeacons } from './evidence/beacons.js';
@@ -67,6 +67,16 @@ const stayIdx = new Int32Array(128);
 const kindScore = new Float64Array(KIND_COUNT);
 /** kindLog's terms per kind, [hour of week, dwell, indoor look], for an explanation. */
 const kindParts = new Float64Array(KIND_COUNT * KIND_PARTS.length);
+/**
+ * typeRefinement by (type, kind) for the stay being ranked: its candidates share types, and each
+ * call is some ten lookups in the app's learned tables (1 % of a request's instructions,
+ * bench:instructions). A slot is current when its stamp is the rank call's; type ids past the
+ * table (taxonomy.json has 1,245) are simply not kept.
+ */
+const TYPE_SLOTS = 4096 * KIND_COUNT;
+const typeValue = new Float64Array(TYPE_SLOTS);
+const typeStamp = new Int32Array(TYPE_SLOTS);
+let rankCall = 0;
 const beaconScore = new Float64Array(MAX_CANDIDATES + 1);
 const learnedBeaconScore = new Float64Array(MAX_CANDIDATES);
 
@@ -98,8 +108,10 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
   const ssids = W.ssid ? ssidEvidence(q.heard) : [];
   // The same for every counted candidate: worked out once, not per candidate.
   const counted = q.priors ? countedBonus(q.priors.app, q.priors.sync, store, p.counted) : 0;
+  const footprints = q.priors && p.footprint.on ? footprintTable(q.priors.app, q.priors.sync) : undefined;
   // 15 kinds against 32 candidates: what the stay says of a kind is worked out once per kind.
   kindScore.fill(NaN);
+  if (++rankCall === 0x7fffffff) { rankCall = 1; typeStamp.fill(0); }
   const labelled = W.labels && nStays && q.labels ? labelScores(stays, stayIdx, nStays, q.labels, q.lat, q.lon, q.sigma, W.labelSpread, W.labelPrior, cands, n, labelScore) : false;
   const B = p.beacons;
   const beaconed = q.beacons && B.on && B.weight ? beaconScores(q.beacons, cands, n, B, beaconScore) : false;
@@ -108,7 +120,7 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     const { venue: v, distance } = cands[i];
     const kind = kindOf(v);
     // What this stay alone says of the venue (pooled under joined networks): place, hour, length.
-    const radius = q.priors ? learnedRadius(q.priors.app, q.priors.sync, v.type_id, footprint(v.radius, W), p.footprint) : footprint(v.radius, W);
+    const radius = footprints ? radiusIn(footprints, v.type_id, footprint(v.radius, W), p.footprint) : footprint(v.radius, W);
     let ofKind = kindScore[kind];
     if (ofKind !== ofKind) ofKind = kindScore[kind] = kindLog(q, lp, kind, p);
     // A venue whose source counts visits takes the hour-of-week term times timeCounted: noted as the same factor, so explain adds up.
@@ -117,7 +129,16 @@ export function rank(store: VenueStore, q: RankInput, p: ModelParams): { venues:
     ofKind += towExtra;
     if (rec) for (let k = 0; k < KIND_PARTS.length; k++) rec.factor(i, KIND_PARTS[k], kindParts[kind * KIND_PARTS.length + k] + (k === 0 ? towExtra : 0));
     // Every term below goes through noted(): the identity in detection, an explanation's record when explaining.
-    if (lp && W.type) ofKind += noted(rec, i, 'type', W.type * typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor, p.typePriors));
+    if (lp && W.type) {
+      const slot = v.type_id * KIND_COUNT + kind;
+      let t: number;
+      if (slot < TYPE_SLOTS && typeStamp[slot] === rankCall) t = typeValue[slot];
+      else {
+        t = typeRefinement(lp.app, lp.sync, v.type_id, kind, q.hourOfWeek, q.dwellS, q.indoor, p.typePriors);
+        if (slot < TYPE_SLOTS) { typeValue[slot] = t; typeStamp[slot] = rankCall; }
+      }
+      ofKind += noted(rec, i, 'type', W.type * t);
+    }
     const own = noted(rec, i, 'distance', W.gps * gpsLogLik(distance, q.sigma, radius)) + ofKind;
     gpsScore[i] = own;
     let s = own;

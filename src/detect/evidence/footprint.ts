@@ -10,7 +10,7 @@
  * Per-thread counts merge into LMDB every FLUSH_EVERY stays (sparse-table.ts), as the learned
  * kind priors do, so the tables are shared by the workers and survive restarts.
  */
-import { sparseTable, type SparseSync } from './sparse-table.js';
+import { sparseTable, type SparseSync, type SparseTable } from './sparse-table.js';
 
 import type { FootprintParams } from '../params.js';
 
@@ -26,8 +26,14 @@ const TABLE = 'footprint';
 
 /** The footprint radius to rank with (the radius of a uniform disc of the learned variance). */
 export function learnedRadius(app: string, sync: SparseSync, typeId: number, priorRadius: number, fp: FootprintParams): number {
-  if (!fp.on) return priorRadius;
-  const t = sparseTable(TABLE, app, sync);
+  return fp.on ? radiusIn(footprintTable(app, sync), typeId, priorRadius, fp) : priorRadius;
+}
+
+/** The app's footprint table, for `radiusIn`: ranking asks it once a stay rather than once a candidate. */
+export const footprintTable = (app: string, sync: SparseSync): SparseTable => sparseTable(TABLE, app, sync);
+
+/** `learnedRadius` from the app's table (footprintTable), fp.on. */
+export function radiusIn(t: SparseTable, typeId: number, priorRadius: number, fp: FootprintParams): number {
   const w = t.get(2 * typeId);
   if (w === 0) return priorRadius;
   const B = fp.priorStays;
