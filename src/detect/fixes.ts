@@ -3,7 +3,7 @@
  * runs one detection at a time, and hot paths then allocate nothing per fix.
  */
 import type { Signal } from '../schemas/detect-request.js';
-import { stampMs } from '../time/stamp.js';
+import { knownAt, knownTimes, timesOf } from '../time/signal-times.js';
 
 export interface Fixes {
   n: number;
@@ -24,39 +24,13 @@ export const DEFAULT_ACCURACY = 50;
 
 let scratch = allocFixes(256);
 
-/**
- * The last request's signal times, parsed once for detection and the integrity checks
- * (integrity/detection.ts): whichever reads a request's signals first parses them all; a list of
- * the same signal objects, or a run of them (a structured event's), reads them from here.
- */
-let known: { signals: readonly Signal[]; times: Float64Array } = { signals: [], times: new Float64Array(0) };
-
-/** Where `signals` starts in the known list, when they are a run of it; else -1. */
-function knownAt(signals: readonly Signal[]): number {
-  const k = known.signals;
-  if (k === signals) return 0;
-  const n = signals.length, at = n ? k.indexOf(signals[0]) : -1;
-  if (at < 0 || at + n > k.length) return -1;
-  for (let i = 1; i < n; i++) if (k[at + i] !== signals[i]) return -1;
-  return at;
-}
-
-/** Every signal's time (ms), in order: the known times when `signals` are the known list, else parsed now and known from here on. */
-export function timesOf(signals: readonly Signal[]): Float64Array {
-  if (known.signals === signals) return known.times;
-  const times = new Float64Array(signals.length);
-  for (let i = 0; i < signals.length; i++) times[i] = stampMs(signals[i].timestamp);
-  known = { signals, times };
-  return times;
-}
-
 /** Fixes of the signals in time order. The result is valid until the next call. */
 export function fixesOf(signals: readonly Signal[]): Fixes {
   if (scratch.t.length < signals.length) scratch = allocFixes(Math.max(signals.length, scratch.t.length * 2));
   const f = scratch;
   let n = 0, sorted = true, last = -Infinity;
   let at = knownAt(signals);
-  const times = at < 0 ? timesOf(signals) : known.times;
+  const times = at < 0 ? timesOf(signals) : knownTimes();
   if (at < 0) at = 0;
   for (let i = 0; i < signals.length; i++) {
     const s = signals[i];

@@ -11,7 +11,7 @@ import { recordPlace, type UserRecord, type VisitTimes } from '../users/records.
 import { answeredOf, forgetPlaceVisit } from '../users/answered.js';
 import { checkSignals, type Checks, type LastPosition } from './check.js';
 import { userTag } from './networks.js';
-import { timesOf } from '../detect/fixes.js';
+import { timesOf } from '../time/signal-times.js';
 
 /** Checks one request's signals (in request order) for `user`, whose record is `rec`; tells the pipeline (ctx.onChecks). */
 export function checkRequest(signals: readonly Signal[], rec: UserRecord | undefined, ctx: DetectContext, user: string | null): Checks {

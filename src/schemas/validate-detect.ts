@@ -5,6 +5,7 @@
 import { TypeCompiler } from '@sinclair/typebox/compiler';
 import { DwellError, invalid } from '../errors.js';
 import { stampMs } from '../time/stamp.js';
+import { knowTimes } from '../time/signal-times.js';
 import type { TSchema } from '@sinclair/typebox';
 import { expectation, jsonObject, show as showValue } from './check.js';
 import {
@@ -38,6 +39,12 @@ export function validateDetect(body: unknown, now = clock.now()): ValidRequest {
   if ('events' in req) {
     const seen = new Set<string>();
     let total = 0;
+    // Every signal's time, in request order, handed on to detection (time/signal-times.ts).
+    let count = 0;
+    for (const ev of req.events) count += ev.data.length;
+    const signals: Signal[] = new Array(Math.min(count, LIMITS.signals + 1));
+    const times = new Float64Array(signals.length);
+    let k = 0;
     req.events.forEach((ev, i) => {
       const at = `/events/${i}`;
       checkId(ev.event_id, `${at}/event_id`);
@@ -53,11 +60,16 @@ export function validateDetect(body: unknown, now = clock.now()): ValidRequest {
         if (t < start || t > end) {
           throw invalid(`${at}/data/${j}/timestamp`, `signal time ${s.timestamp} is outside its event (${ev.start_time} to ${ev.end_time})`);
         }
+        signals[k] = s;
+        times[k++] = t;
       });
     });
+    knowTimes(signals, times);
     return { kind: 'structured', body: req };
   }
-  req.data.forEach((s, j) => checkSignal(s, `/data/${j}`));
+  const times = new Float64Array(req.data.length);
+  req.data.forEach((s, j) => { times[j] = checkSignal(s, `/data/${j}`); });
+  knowTimes(req.data, times);
   return { kind: 'unstructured', body: req };
 }
 
