@@ -71,9 +71,9 @@ const kindParts = new Float64Array(KIND_COUNT * KIND_PARTS.length);
  * typeRefinement by (type, kind) for the stay being ranked: its candidates share types, and each
  * call is some ten lookups in the app's learned tables (1 % of a request's instructions,
  * bench:instructions). A slot is current when its stamp is the rank call's; type ids past the
- * table (taxonomy.json has 1,245) are simply not kept.
+ * table (taxonomy.json has 1,245) are simply not kept. 360 KB a thread.
  */
-const TYPE_SLOTS = 4096 * KIND_COUNT;
+const TYPE_SLOTS = 2048 * KIND_COUNT;
 const typeValue = new Float64Array(TYPE_SLOTS);
 const typeStamp = new Int32Array(TYPE_SLOTS);
 let rankCall = 0;
